@@ -1,0 +1,129 @@
+// The only reader of process.env. Every variable is declared here once, with
+// its default and a description; the README table is checked against this list.
+import { resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { envSchema } from 'env-schema'
+import { ConfigInvalidError } from './errors.ts'
+
+export const CHAIN_ID = 793788
+
+type VariableSpec = {
+  type: 'string' | 'integer' | 'boolean'
+  default?: string | number | boolean
+  minimum?: number
+  maximum?: number
+  enum?: string[]
+  pattern?: string
+  description: string
+}
+
+/** Every environment variable the program reads, in README order. */
+export const VARIABLES: Record<string, VariableSpec> = {
+  HOST: { type: 'string', default: '127.0.0.1', description: 'Address the HTTP server listens on.' },
+  PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
+  DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
+  DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', description: 'External PostgreSQL; unset starts embedded PostgreSQL in DATA_DIR/postgres.' },
+  LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.' },
+  CLIQUE_PERIOD: { type: 'integer', default: 5, minimum: 0, maximum: 3600, description: 'Seconds between clique blocks; 0 seals only when transactions are pending. Read on first start only.' },
+  GENESIS_ALLOC: { type: 'string', description: 'JSON file in Geth alloc format merged into the genesis on first start.' },
+  GETH_BIN: { type: 'string', description: 'Path of a Geth 1.13.x binary to use instead of finding or building one.' },
+  GETH_CACHE_DIR: { type: 'string', description: 'Where a Geth built from source is cached (default ~/.cache/testnet-gateway).' },
+  GETH_RPC_URL: { type: 'string', pattern: '^https?://', description: 'Use an already running node at this HTTP URL; skips the supervisor.' },
+  GETH_GCMODE: { type: 'string', default: 'archive', enum: ['archive', 'full'], description: 'Geth --gcmode; archive keeps the state tracing needs.' },
+  GETH_MAXPEERS: { type: 'integer', default: 0, minimum: 0, maximum: 1000, description: 'Geth --maxpeers; 0 also turns discovery off.' },
+  RPC_MAX_BATCH: { type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'Largest JSON-RPC batch accepted.' },
+  RPC_MAX_LOG_RANGE: { type: 'integer', default: 10000, minimum: 1, description: 'Widest eth_getLogs / eth_newFilter block range.' },
+  RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
+  RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
+  RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
+  DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' }
+}
+
+export type Config = Readonly<{
+  host: string
+  port: number
+  dataDir: string
+  databaseUrl: string | undefined
+  logLevel: string
+  chainId: number
+  /** The few variables child processes (Geth, go, postgres) need from ours. */
+  childEnv: Readonly<Record<string, string>>
+  geth: Readonly<{
+    bin: string | undefined
+    cacheDir: string
+    rpcUrl: string | undefined
+    cliquePeriod: number
+    genesisAlloc: string | undefined
+    gcmode: 'archive' | 'full'
+    maxPeers: number
+  }>
+  rpcProxy: Readonly<{
+    maxBatch: number
+    maxLogRange: number
+    maxLogResults: number
+    maxBodyBytes: number
+    timeoutMs: number
+    devAccountsFile: string | undefined
+  }>
+}>
+
+// Passed through to child processes only: Go's build needs its cache and proxy settings.
+const CHILD_ENV = ['PATH', 'HOME', 'TMPDIR', 'GOPATH', 'GOCACHE', 'GOMODCACHE', 'GOPROXY', 'GOFLAGS', 'GOTOOLCHAIN', 'GOSUMDB', 'GONOSUMDB', 'GOPRIVATE']
+
+type Env = Record<string, string | undefined>
+
+function readVariables (env: Env): Record<string, unknown> {
+  const properties = Object.fromEntries(Object.entries(VARIABLES).map(([name, spec]) => {
+    const { description: _description, ...schema } = spec
+    return [name, schema]
+  }))
+  // An empty value means "unset", as in most shells' `VAR= cmd`.
+  const data = Object.fromEntries(Object.keys(VARIABLES)
+    .filter((name) => env[name] !== undefined && env[name] !== '')
+    .map((name) => [name, env[name]]))
+  try {
+    return envSchema({ schema: { type: 'object', properties }, data, dotenv: false }) as Record<string, unknown>
+  } catch (err) {
+    const message = (err as Error).message.replace(/^env\//, '').replace(/, env\//g, ', ')
+    throw new ConfigInvalidError(message)
+  }
+}
+
+/** Validates the environment once and returns a frozen, typed Config. */
+export function loadConfig (env: Env = process.env): Config {
+  const v = readVariables(env) as Record<string, any>
+  const str = (name: string): string | undefined => v[name]
+  return deepFreeze({
+    host: v.HOST,
+    port: v.PORT,
+    dataDir: resolve(v.DATA_DIR),
+    databaseUrl: str('DATABASE_URL'),
+    logLevel: v.LOG_LEVEL,
+    chainId: CHAIN_ID,
+    childEnv: Object.fromEntries(CHILD_ENV.filter((name) => env[name] !== undefined).map((name) => [name, env[name]!])),
+    geth: {
+      bin: str('GETH_BIN'),
+      cacheDir: resolve(str('GETH_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway')),
+      rpcUrl: str('GETH_RPC_URL'),
+      cliquePeriod: v.CLIQUE_PERIOD,
+      genesisAlloc: str('GENESIS_ALLOC'),
+      gcmode: v.GETH_GCMODE,
+      maxPeers: v.GETH_MAXPEERS
+    },
+    rpcProxy: {
+      maxBatch: v.RPC_MAX_BATCH,
+      maxLogRange: v.RPC_MAX_LOG_RANGE,
+      maxLogResults: v.RPC_MAX_LOG_RESULTS,
+      maxBodyBytes: v.RPC_MAX_BODY_BYTES,
+      timeoutMs: v.RPC_TIMEOUT_MS,
+      devAccountsFile: str('DEV_ACCOUNTS_FILE')
+    }
+  })
+}
+
+function deepFreeze<T extends object> (value: T): T {
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object') deepFreeze(child)
+  }
+  return Object.freeze(value)
+}

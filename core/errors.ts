@@ -1,0 +1,35 @@
+// The catalogue of coded errors. Each has a code, a message template and an
+// HTTP status; the README's error table lists every code and a test keeps the
+// two in step. JSON-RPC errors have their own channel: plugins/rpc-proxy/errors.ts.
+import createError from '@fastify/error'
+
+// Start-up and operator errors: the process cannot go on and says why.
+export const ConfigInvalidError = createError<[string]>('GW_ERR_CONFIG_INVALID', 'Invalid configuration: %s', 500)
+export const GethNotFoundError = createError<[string]>('GW_ERR_GETH_NOT_FOUND', 'No Geth 1.13 binary found and it cannot be built: %s', 500)
+export const GethBuildFailedError = createError<[string]>('GW_ERR_GETH_BUILD_FAILED', 'Building Geth v1.13.15 failed: %s', 500)
+export const GethStartFailedError = createError<[string]>('GW_ERR_GETH_START_FAILED', 'Geth did not start: %s', 500)
+export const ChainMismatchError = createError<[string, string]>('GW_ERR_CHAIN_MISMATCH', 'The node at %s serves chain ID %s, not 793788', 500)
+export const GenesisAllocInvalidError = createError<[string, string]>('GW_ERR_GENESIS_ALLOC_INVALID', 'GENESIS_ALLOC file %s is not a Geth alloc object: %s', 500)
+export const DevAccountsInvalidError = createError<[string, string]>('GW_ERR_DEV_ACCOUNTS_INVALID', 'DEV_ACCOUNTS_FILE %s is not a JSON array of private keys: %s', 500)
+export const DatabaseChainMismatchError = createError<[string, string]>('GW_ERR_DATABASE_CHAIN_MISMATCH', 'The database indexes the chain with genesis %s, but the node has genesis %s', 500)
+export const EmbeddedPostgresFailedError = createError<[string]>('GW_ERR_EMBEDDED_POSTGRES_FAILED', 'Embedded PostgreSQL did not start: %s', 500)
+
+// HTTP errors outside the JSON-RPC channel.
+export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
+
+/** Background work retries these with capped backoff: the fault may pass. */
+export class RetryableError extends Error {
+  override readonly name: string = 'RetryableError'
+}
+
+/** Background work stops on these: retrying cannot help. */
+export class FatalError extends Error {
+  override readonly name: string = 'FatalError'
+}
+
+/** Every coded error, for the README check. */
+export const ERROR_CODES = [
+  ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
+  GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
+  RouteNotFoundError
+].map((E) => new E('', '').code)

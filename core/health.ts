@@ -1,0 +1,41 @@
+// What /health reports: whether the node and the database answer, and
+// whether the chain still moves.
+import type { Knex } from 'knex'
+import type { RpcClient } from './rpc/client.ts'
+import { pingDatabase } from './db/index.ts'
+
+const CHECK_TIMEOUT_MS = 2000
+/** A chain with steady blocks whose head is older than this many periods (and a minute) has stalled. */
+const STALL_PERIODS = 10
+const STALL_MIN_S = 60
+
+export type HealthReport = {
+  status: 'ok' | 'degraded' | 'unavailable'
+  chain_id: number
+  geth: { status: 'ok' | 'unavailable', head: number | null, head_age_s: number | null, restarts: number }
+  database: { status: 'ok' | 'unavailable' }
+}
+
+export type HealthOptions = { rpc: RpcClient, db: Knex, chainId: number, cliquePeriod: number, restarts: () => number }
+
+export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
+  const [head, dbOk] = await Promise.all([readHead(o.rpc), pingDatabase(o.db, CHECK_TIMEOUT_MS)])
+  const headAgeS = head === undefined ? null : Math.max(0, Math.round(Date.now() / 1000 - head.timestamp))
+  const stalled = o.cliquePeriod > 0 && headAgeS !== null && headAgeS > Math.max(STALL_MIN_S, STALL_PERIODS * o.cliquePeriod)
+  const status = head === undefined || !dbOk ? 'unavailable' : stalled ? 'degraded' : 'ok'
+  return {
+    status,
+    chain_id: o.chainId,
+    geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
+    database: { status: dbOk ? 'ok' : 'unavailable' }
+  }
+}
+
+async function readHead (rpc: RpcClient): Promise<{ number: number, timestamp: number } | undefined> {
+  try {
+    const block = await rpc.call<{ number: string, timestamp: string }>('eth_getBlockByNumber', ['latest', false], AbortSignal.timeout(CHECK_TIMEOUT_MS))
+    return { number: Number(block.number), timestamp: Number(block.timestamp) }
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,85 @@
+// eth_sendTransaction is never forwarded: Geth's unlocked signer would sign
+// anything. The gateway signs itself, only for keys the operator gave it.
+import { readFile } from 'node:fs/promises'
+import { JsonRpcProvider, Wallet, type TransactionRequest } from 'ethers'
+import { DevAccountsInvalidError } from '../errors.ts'
+import { JsonRpcError } from './errors.ts'
+
+export type DevAccounts = {
+  /** Checksummed addresses the gateway can sign for. */
+  readonly addresses: string[]
+  sendTransaction (tx: Record<string, string>): Promise<string>
+  close (): void
+}
+
+export type DevAccountsOptions = { file: string | undefined, rpcUrl: string, chainId: number }
+
+export async function loadDevAccounts ({ file, rpcUrl, chainId }: DevAccountsOptions): Promise<DevAccounts> {
+  const keys = file === undefined ? [] : await readKeys(file)
+  const provider = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, batchMaxCount: 1 })
+  const wallets = new Map(keys.map((key) => {
+    const wallet = new Wallet(key, provider)
+    return [wallet.address.toLowerCase(), wallet]
+  }))
+  // One send at a time per account: ethers reads the pending nonce, so two
+  // concurrent sends from one account would otherwise take the same nonce.
+  const queues = new Map<string, Promise<unknown>>()
+
+  async function sendTransaction (tx: Record<string, string>): Promise<string> {
+    const from = tx.from?.toLowerCase()
+    const wallet = from === undefined ? undefined : wallets.get(from)
+    if (wallet === undefined) throw new JsonRpcError('UNKNOWN_ACCOUNT', 'the gateway holds no key for this from address')
+    const previous = queues.get(from!) ?? Promise.resolve()
+    const sent = previous.catch(() => {}).then(async () => await signAndSend(wallet, tx))
+    queues.set(from!, sent)
+    return await sent
+  }
+
+  return {
+    addresses: [...wallets.values()].map((w) => w.address),
+    sendTransaction,
+    close: () => provider.destroy()
+  }
+}
+
+async function signAndSend (wallet: Wallet, tx: Record<string, string>): Promise<string> {
+  try {
+    const response = await wallet.sendTransaction(toTransactionRequest(tx))
+    return response.hash
+  } catch (err) {
+    // ethers keeps the node's own JSON-RPC error (insufficient funds, nonce too low...).
+    const nodeError = (err as { info?: { error?: { code?: number, message?: string } } }).info?.error
+    if (typeof nodeError?.code === 'number') throw new JsonRpcError({ code: nodeError.code, message: nodeError.message ?? 'transaction rejected' })
+    throw new JsonRpcError({ code: -32000, message: (err as { shortMessage?: string }).shortMessage ?? (err as Error).message })
+  }
+}
+
+function toTransactionRequest (tx: Record<string, string>): TransactionRequest {
+  const big = (v: string | undefined) => v === undefined ? undefined : BigInt(v)
+  return {
+    to: tx.to,
+    value: big(tx.value),
+    data: tx.data ?? tx.input,
+    gasLimit: big(tx.gas),
+    gasPrice: big(tx.gasPrice),
+    maxFeePerGas: big(tx.maxFeePerGas),
+    maxPriorityFeePerGas: big(tx.maxPriorityFeePerGas),
+    nonce: tx.nonce === undefined ? undefined : Number(tx.nonce),
+    type: tx.type === undefined ? undefined : Number(tx.type),
+    accessList: (tx as Record<string, unknown>).accessList as TransactionRequest['accessList']
+  }
+}
+
+async function readKeys (file: string): Promise<string[]> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'))
+  } catch (err) {
+    throw new DevAccountsInvalidError(file, (err as Error).message)
+  }
+  if (!Array.isArray(parsed)) throw new DevAccountsInvalidError(file, 'expected an array')
+  for (const [i, key] of parsed.entries()) {
+    if (typeof key !== 'string' || !/^(0x)?[0-9a-fA-F]{64}$/.test(key)) throw new DevAccountsInvalidError(file, `item ${i} is not a 32-byte hex private key`)
+  }
+  return parsed.map((k: string) => k.startsWith('0x') ? k : '0x' + k)
+}

@@ -1,0 +1,38 @@
+// JSON-RPC's own error channel: codes from the JSON-RPC 2.0 spec and the
+// Ethereum provider conventions (EIP-1474). The README lists them; a test checks.
+
+export const JSON_RPC_ERRORS = {
+  PARSE_ERROR: { code: -32700, message: 'Parse error' },
+  INVALID_REQUEST: { code: -32600, message: 'Invalid request' },
+  METHOD_NOT_FOUND: { code: -32601, message: 'Method not found' },
+  INVALID_PARAMS: { code: -32602, message: 'Invalid params' },
+  INTERNAL_ERROR: { code: -32603, message: 'Internal error' },
+  UNKNOWN_ACCOUNT: { code: -32000, message: 'unknown account' },
+  LIMIT_EXCEEDED: { code: -32005, message: 'Limit exceeded' }
+} as const
+
+export type JsonRpcErrorName = keyof typeof JSON_RPC_ERRORS
+export type JsonRpcId = string | number | null
+export type JsonRpcErrorObject = { code: number, message: string, data?: unknown }
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0', id: JsonRpcId, result: unknown }
+  | { jsonrpc: '2.0', id: JsonRpcId, error: JsonRpcErrorObject }
+
+/** Thrown inside request handling; becomes one error response for that item. */
+export class JsonRpcError extends Error {
+  override readonly name = 'JsonRpcError'
+  readonly code: number
+  constructor (kind: JsonRpcErrorName | JsonRpcErrorObject, readonly data?: unknown) {
+    const { code, message } = typeof kind === 'string' ? JSON_RPC_ERRORS[kind] : kind
+    super(message)
+    this.code = code
+  }
+
+  toObject (): JsonRpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data }
+  }
+}
+
+export function errorResponse (id: JsonRpcId, error: JsonRpcError): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: error.toObject() }
+}

@@ -1,0 +1,196 @@
+// The public JSON-RPC endpoint's logic, framework-free: parse, check the
+// envelope, the method and its params, answer locally or forward to the node.
+// A batch is forwarded as one batch; each item keeps its own answer and id.
+import type { Logger } from '../logger.ts'
+import type { RpcClient } from '../rpc/client.ts'
+import { RpcUnavailableError } from '../rpc/client.ts'
+import { JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
+import { isAllowedMethod, validateParams } from './methods.ts'
+import { createLogLimits, type LogLimits } from './log-limits.ts'
+import type { DevAccounts } from './dev-accounts.ts'
+
+export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
+
+export type JsonRpcHandlerOptions = {
+  rpc: RpcClient
+  chainId: number
+  limits: JsonRpcLimits
+  devAccounts: DevAccounts
+  log: Logger
+}
+
+/** What the HTTP layer sends: a status and a JSON text, or no body (notifications only). */
+export type JsonRpcReply = { status: number, body: string | undefined }
+
+export type JsonRpcHandler = { handle (text: string): Promise<JsonRpcReply> }
+
+/** A checked request: ready to answer. `id` undefined means a notification. */
+type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
+
+const HTTP_OK = 200
+const HTTP_NO_CONTENT = 204
+const HTTP_SERVICE_UNAVAILABLE = 503
+
+export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler {
+  const logLimits = createLogLimits({ rpc: o.rpc, maxLogRange: o.limits.maxLogRange, maxLogResults: o.limits.maxLogResults })
+  // Answered here: the gateway checked Geth's chain ID at start, and wallets ask often.
+  const local: Record<string, () => unknown> = {
+    eth_chainId: () => '0x' + o.chainId.toString(16),
+    net_version: () => String(o.chainId)
+  }
+
+  async function handle (text: string): Promise<JsonRpcReply> {
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return reply(HTTP_OK, errorResponse(null, new JsonRpcError('PARSE_ERROR')))
+    }
+    if (!Array.isArray(body)) return await handleSingle(body)
+    if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
+    if (body.length > o.limits.maxBatch) {
+      return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST',
+        `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
+    }
+    const answers = await handleBatch(body)
+    return answers.length === 0 ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answers)
+  }
+
+  async function handleSingle (item: unknown): Promise<JsonRpcReply> {
+    const checked = checkRequest(item)
+    if (checked instanceof JsonRpcError) return reply(HTTP_OK, errorResponse(idOf(item), checked))
+    const call = checked
+    try {
+      if (isForwardedAsIs(call)) {
+        // The hot path: the node's answer passes through untouched.
+        const { status, body } = await o.rpc.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }))
+        if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
+        return call.id === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : { status: HTTP_OK, body }
+      }
+      const [answer] = await answerCalls([call])
+      return answer === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answer)
+    } catch (err) {
+      const error = toJsonRpcError(err, o.log)
+      const status = err instanceof RpcUnavailableError ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK
+      return call.id === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : reply(status, errorResponse(call.id, error))
+    }
+  }
+
+  async function handleBatch (items: unknown[]): Promise<JsonRpcResponse[]> {
+    const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
+      const checked = checkRequest(item)
+      return checked instanceof JsonRpcError ? errorResponse(idOf(item), checked) : checked
+    })
+    const calls = slots.filter((s): s is Call => s !== undefined && 'method' in s)
+    const answers = await answerCalls(calls)
+    let next = 0
+    return slots
+      .map((slot) => slot !== undefined && 'method' in slot ? answers[next++] : slot)
+      .filter((a): a is JsonRpcResponse => a !== undefined)
+  }
+
+  /** Answers calls in order (undefined for notifications): local ones here, the rest in one batch to the node. */
+  async function answerCalls (calls: Call[]): Promise<Array<JsonRpcResponse | undefined>> {
+    const answers = await Promise.all(calls.map(async (call) => {
+      try {
+        if (call.method in local) return done(call, local[call.method]!())
+        if (call.method === 'eth_sendTransaction') return done(call, await o.devAccounts.sendTransaction(call.params[0] as Record<string, string>))
+        if (call.method === 'eth_getLogs' || call.method === 'eth_newFilter') await logLimits.checkRange(call.params[0] as Record<string, unknown>)
+        return call
+      } catch (err) {
+        return failed(call, toJsonRpcError(err, o.log))
+      }
+    }))
+    const toForward = answers.filter((a): a is Call => a !== undefined && 'method' in a)
+    const forwarded = await forward(toForward)
+    return answers.map((a) => a !== undefined && 'method' in a ? forwarded.get(a) : a)
+  }
+
+  async function forward (calls: Call[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
+    const results = new Map<Call, JsonRpcResponse | undefined>()
+    if (calls.length === 0) return results
+    // Our own ids (positions) map the node's answers back; the client's ids may repeat.
+    const batch = calls.map((c, i) => ({ jsonrpc: '2.0', id: c.id === undefined ? undefined : i, method: c.method, params: c.params }))
+    let byPosition: Map<number, { result?: unknown, error?: { code: number, message: string, data?: unknown } }>
+    try {
+      const { status, body } = await o.rpc.send(JSON.stringify(batch))
+      if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
+      const parsed = JSON.parse(body) as Array<{ id: number, result?: unknown, error?: { code: number, message: string } }>
+      if (!Array.isArray(parsed)) throw new RpcUnavailableError(`node answered a batch with ${body.slice(0, 200)}`)
+      byPosition = new Map(parsed.map((r) => [r.id, r]))
+    } catch (err) {
+      const error = toJsonRpcError(err, o.log)
+      for (const c of calls) results.set(c, failed(c, error))
+      return results
+    }
+    for (const [i, c] of calls.entries()) {
+      const answer = byPosition.get(i)
+      if (c.id === undefined) results.set(c, undefined)
+      else if (answer === undefined) results.set(c, failed(c, new JsonRpcError('INTERNAL_ERROR', 'the node gave no answer')))
+      else if (answer.error !== undefined) results.set(c, { jsonrpc: '2.0', id: c.id, error: answer.error })
+      else results.set(c, checkResult(c, answer.result, logLimits))
+    }
+    return results
+  }
+
+  return { handle }
+}
+
+function isForwardedAsIs (call: Call): boolean {
+  return call.method !== 'eth_getLogs' && call.method !== 'eth_newFilter' && call.method !== 'eth_sendTransaction' &&
+    call.method !== 'eth_chainId' && call.method !== 'net_version'
+}
+
+function checkResult (call: Call, result: unknown, logLimits: LogLimits): JsonRpcResponse {
+  if (call.method === 'eth_getLogs') {
+    const error = logLimits.checkResults(result)
+    if (error) return failed(call, error)!
+  }
+  return done(call, result)!
+}
+
+/** Checks the JSON-RPC envelope, the method and its params. */
+function checkRequest (item: unknown): Call | JsonRpcError {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return new JsonRpcError('INVALID_REQUEST', 'a request must be an object')
+  const r = item as Record<string, unknown>
+  if (r.jsonrpc !== '2.0') return new JsonRpcError('INVALID_REQUEST', 'jsonrpc must be "2.0"')
+  if (typeof r.method !== 'string') return new JsonRpcError('INVALID_REQUEST', 'method must be a string')
+  if ('id' in r && r.id !== null && typeof r.id !== 'string' && typeof r.id !== 'number') {
+    return new JsonRpcError('INVALID_REQUEST', 'id must be a string, a number or null')
+  }
+  if (r.params !== undefined && (r.params === null || typeof r.params !== 'object')) {
+    return new JsonRpcError('INVALID_REQUEST', 'params must be an array')
+  }
+  if (!isAllowedMethod(r.method)) return new JsonRpcError('METHOD_NOT_FOUND', `the method ${r.method.slice(0, 100)} does not exist or is not available`)
+  if (r.params !== undefined && !Array.isArray(r.params)) return new JsonRpcError('INVALID_PARAMS', 'params must be given by position, as an array')
+  const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])
+  if ('reason' in checked) return new JsonRpcError('INVALID_PARAMS', checked.reason)
+  return { id: 'id' in r ? r.id as JsonRpcId : undefined, method: r.method, params: checked.params }
+}
+
+function idOf (item: unknown): JsonRpcId {
+  const id = (item as { id?: unknown } | null)?.id
+  return typeof id === 'string' || typeof id === 'number' ? id : null
+}
+
+function done (call: Call, result: unknown): JsonRpcResponse | undefined {
+  return call.id === undefined ? undefined : { jsonrpc: '2.0', id: call.id, result }
+}
+
+function failed (call: Call, error: JsonRpcError): JsonRpcResponse | undefined {
+  return call.id === undefined ? undefined : errorResponse(call.id, error)
+}
+
+function reply (status: number, body: unknown): JsonRpcReply {
+  return { status, body: JSON.stringify(body) }
+}
+
+function toJsonRpcError (err: unknown, log: Logger): JsonRpcError {
+  if (err instanceof JsonRpcError) return err
+  if (err instanceof RpcUnavailableError) {
+    log.warn({ err: err.message }, 'node unavailable')
+    return new JsonRpcError('INTERNAL_ERROR', 'the node is unavailable; try again shortly')
+  }
+  log.error({ err }, 'json-rpc request failed')
+  return new JsonRpcError('INTERNAL_ERROR')
+}

@@ -1,0 +1,82 @@
+// The public method allowlist and each method's params. Anything not listed
+// (admin_, debug_, personal_, miner_, clique_, txpool_, eth_sign*, ...) answers
+// -32601: Geth's signer account is unlocked, so signing must never reach it.
+import * as p from './params.ts'
+
+export type ParamSpec = {
+  name: string
+  check: p.Check
+  /** Optional params may be left out; a default is filled in before forwarding. */
+  optional?: boolean
+  default?: unknown
+}
+
+export type MethodSpec = { params: ParamSpec[] }
+
+const none: MethodSpec = { params: [] }
+const param = (name: string, check: p.Check): ParamSpec => ({ name, check })
+const latest = (name = 'block'): ParamSpec => ({ name, check: p.blockRef, optional: true, default: 'latest' })
+
+export const METHODS: Readonly<Record<string, MethodSpec>> = {
+  // The published interface.
+  eth_blockNumber: none,
+  eth_getBalance: { params: [param('address', p.address), latest()] },
+  eth_getTransactionCount: { params: [param('address', p.address), latest()] },
+  eth_getCode: { params: [param('address', p.address), latest()] },
+  eth_getStorageAt: { params: [param('address', p.address), param('slot', p.storageSlot), latest()] },
+  eth_gasPrice: none,
+  eth_chainId: none,
+  eth_getTransactionByHash: { params: [param('hash', p.hash)] },
+  eth_getTransactionReceipt: { params: [param('hash', p.hash)] },
+  eth_sendRawTransaction: { params: [param('transaction', p.data)] },
+  eth_sendTransaction: { params: [param('transaction', p.transaction)] },
+  eth_getBlockByNumber: { params: [param('block', p.blockTag), param('fullTransactions', p.bool)] },
+  eth_getBlockByHash: { params: [param('hash', p.hash), param('fullTransactions', p.bool)] },
+  eth_call: { params: [param('transaction', p.transaction), latest(), { name: 'stateOverrides', check: p.stateOverrides, optional: true }] },
+  eth_estimateGas: { params: [param('transaction', p.transaction), { name: 'block', check: p.blockRef, optional: true }] },
+  eth_getLogs: { params: [param('filter', p.filter)] },
+  // What wallets and libraries call.
+  net_version: none,
+  net_listening: none,
+  web3_clientVersion: none,
+  eth_syncing: none,
+  eth_feeHistory: { params: [param('blockCount', p.blockCount), param('newestBlock', p.blockTag), { name: 'rewardPercentiles', check: p.percentiles, optional: true }] },
+  eth_maxPriorityFeePerGas: none,
+  eth_getBlockReceipts: { params: [param('block', p.blockTagOrHash)] },
+  eth_getBlockTransactionCountByNumber: { params: [param('block', p.blockTag)] },
+  eth_getBlockTransactionCountByHash: { params: [param('hash', p.hash)] },
+  eth_getTransactionByBlockNumberAndIndex: { params: [param('block', p.blockTag), param('index', p.quantity)] },
+  eth_getTransactionByBlockHashAndIndex: { params: [param('hash', p.hash), param('index', p.quantity)] },
+  eth_newFilter: { params: [param('filter', p.filter)] },
+  eth_newBlockFilter: none,
+  eth_getFilterChanges: { params: [param('filterId', p.filterId)] },
+  eth_getFilterLogs: { params: [param('filterId', p.filterId)] },
+  eth_uninstallFilter: { params: [param('filterId', p.filterId)] }
+}
+
+export function isAllowedMethod (method: string): boolean {
+  return Object.hasOwn(METHODS, method)
+}
+
+/** Checks arity and each param; returns the params to forward (defaults filled) or a reason. */
+export function validateParams (method: string, params: unknown[]): { params: unknown[] } | { reason: string } {
+  const specs = METHODS[method]!.params
+  const required = specs.filter((s) => !s.optional).length
+  if (params.length < required || params.length > specs.length) {
+    const arity = required === specs.length ? `${required}` : `${required} to ${specs.length}`
+    return { reason: `${method} takes ${arity} params (${specs.map((s) => s.name).join(', ') || 'none'}), got ${params.length}` }
+  }
+  const filled: unknown[] = []
+  for (const [i, spec] of specs.entries()) {
+    const value = params[i]
+    if (value === undefined || (value === null && spec.optional)) {
+      if (spec.default !== undefined) filled.push(spec.default)
+      else if (i < params.length) filled.push(value)
+      continue
+    }
+    const reason = spec.check(value)
+    if (reason !== undefined) return { reason: `param ${i} (${spec.name}): ${reason}` }
+    filled.push(value)
+  }
+  return { params: filled }
+}

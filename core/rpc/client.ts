@@ -1,0 +1,79 @@
+// A JSON-RPC client over a keep-alive connection pool to one node. The proxy
+// forwards raw bodies through it; core code calls methods by name.
+import { Pool } from 'undici'
+import { RetryableError } from '../errors.ts'
+
+const DEFAULT_CONNECTIONS = 64
+
+/** A JSON-RPC error the node answered with: the request reached it. */
+export class RpcResponseError extends Error {
+  override readonly name = 'RpcResponseError'
+  constructor (readonly code: number, message: string, readonly data?: unknown) {
+    super(message)
+  }
+}
+
+/** The node did not answer (refused, reset, timed out, 5xx): retry later. */
+export class RpcUnavailableError extends RetryableError {
+  override readonly name = 'RpcUnavailableError'
+}
+
+export type RpcClientOptions = {
+  url: string
+  timeoutMs: number
+  connections?: number
+}
+
+export type RawRpcResponse = { status: number, body: string }
+
+export type RpcClient = {
+  readonly url: string
+  /** Sends a JSON text as is and returns the node's answer as text. */
+  send (body: string, signal?: AbortSignal): Promise<RawRpcResponse>
+  call<T = unknown> (method: string, params?: unknown[], signal?: AbortSignal): Promise<T>
+  close (): Promise<void>
+}
+
+export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECTIONS }: RpcClientOptions): RpcClient {
+  const target = new URL(url)
+  const path = target.pathname + target.search
+  const pool = new Pool(target.origin, {
+    connections,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 30_000
+  })
+  let nextId = 1
+
+  async function send (body: string, signal?: AbortSignal): Promise<RawRpcResponse> {
+    try {
+      const response = await pool.request({
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal
+      })
+      const text = await response.body.text()
+      if (response.statusCode >= 500) throw new RpcUnavailableError(`node answered HTTP ${response.statusCode}`)
+      return { status: response.statusCode, body: text }
+    } catch (err) {
+      if (err instanceof RpcUnavailableError) throw err
+      throw new RpcUnavailableError(`node at ${target.origin} did not answer: ${(err as Error).message}`, { cause: err })
+    }
+  }
+
+  async function call<T> (method: string, params: unknown[] = [], signal?: AbortSignal): Promise<T> {
+    const { status, body } = await send(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), signal)
+    let parsed: { result?: T, error?: { code: number, message: string, data?: unknown } }
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      throw new RpcUnavailableError(`node answered HTTP ${status} with a body that is not JSON`)
+    }
+    if (parsed.error) throw new RpcResponseError(parsed.error.code, parsed.error.message, parsed.error.data)
+    return parsed.result as T
+  }
+
+  return { url, send, call, close: () => pool.close() }
+}

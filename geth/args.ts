@@ -1,0 +1,46 @@
+// Geth's command line. Every RPC listener binds to loopback: the signer is
+// unlocked, so anyone reaching Geth's own RPC could spend from it. The public
+// endpoint is the gateway's proxy, which never forwards signing methods.
+
+/** The private API set: debug for tracing, clique for signer queries, txpool for pending state. */
+export const GETH_PRIVATE_APIS = 'eth,net,web3,debug,txpool,clique'
+
+export type GethArgsOptions = {
+  gethDir: string
+  keystoreDir: string
+  passwordFile: string
+  signer: string
+  chainId: number
+  httpPort: number
+  wsPort: number
+  authPort: number
+  gcmode: 'archive' | 'full'
+  maxPeers: number
+}
+
+export function buildGethArgs (o: GethArgsOptions): string[] {
+  return [
+    '--datadir', o.gethDir,
+    '--keystore', o.keystoreDir,
+    '--networkid', String(o.chainId),
+    '--syncmode', 'full',
+    // archive keeps every block's state so old blocks can be traced and no
+    // crash rewinds the head (with full, an unclean stop re-seals heights).
+    '--gcmode', o.gcmode,
+    ...(o.maxPeers === 0 ? ['--nodiscover'] : []),
+    '--maxpeers', String(o.maxPeers),
+    // Port 0: several nodes (tests) on one machine never fight over 30303.
+    '--port', o.maxPeers === 0 ? '0' : '30303',
+    '--nat', 'none',
+    '--ipcdisable',
+    '--http', '--http.addr', '127.0.0.1', '--http.port', String(o.httpPort), '--http.api', GETH_PRIVATE_APIS,
+    '--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(o.wsPort), '--ws.api', GETH_PRIVATE_APIS,
+    '--authrpc.addr', '127.0.0.1', '--authrpc.port', String(o.authPort),
+    '--mine', '--miner.etherbase', o.signer,
+    '--unlock', o.signer, '--password', o.passwordFile,
+    // Geth refuses to unlock with HTTP on unless told; it listens on loopback only.
+    '--allow-insecure-unlock',
+    '--log.format', 'json',
+    '--verbosity', '3'
+  ]
+}

@@ -1,0 +1,45 @@
+// buildApp(config): the one Fastify instance, with its plugins in boot order.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import type pino from 'pino'
+import type { Config } from '../core/config.ts'
+import { createLogger } from '../core/logger.ts'
+import { RouteNotFoundError } from '../core/errors.ts'
+import { PACKAGE_VERSION } from '../core/version.ts'
+import apiDocs from './api-docs/index.ts'
+import db from './db/index.ts'
+import geth from './geth/index.ts'
+import rpcProxy from './rpc-proxy/index.ts'
+import health from './health/index.ts'
+
+export type BuildAppOptions = { logger?: pino.Logger }
+
+export async function buildApp (config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: (options.logger ?? createLogger({ level: config.logLevel })) as FastifyBaseLogger,
+    // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: true
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request')
+  })
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500
+    if (status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed')
+      return await reply.code(500).send({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' })
+    }
+    return await reply.code(status).send({ statusCode: status, code: error.code, error: error.name, message: error.message })
+  })
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new RouteNotFoundError(request.method, request.url.split('?')[0]!.slice(0, 200))
+    return await reply.code(404).send({ statusCode: 404, code: error.code, error: 'Not Found', message: error.message })
+  })
+
+  await app.register(apiDocs, { version: PACKAGE_VERSION })
+  await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir })
+  await app.register(geth, { config })
+  await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
+  await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
+  return app
+}

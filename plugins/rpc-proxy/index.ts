@@ -1,0 +1,45 @@
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { createJsonRpcHandler, type JsonRpcHandler } from '../../core/json-rpc/handler.ts'
+import { loadDevAccounts } from '../../core/json-rpc/dev-accounts.ts'
+import { JsonRpcError, errorResponse } from '../../core/json-rpc/errors.ts'
+import type { Config } from '../../core/config.ts'
+import { jsonRpcRouteSchema } from './schemas.ts'
+
+export type RpcProxyOptions = Config['rpcProxy'] & { chainId: number }
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** The public JSON-RPC endpoint at POST / and POST /rpc. */
+async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promise<void> {
+  const log = app.log.child({ name: 'rpc-proxy' })
+  const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpcUrl: app.geth.rpc.url, chainId: options.chainId })
+  if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
+  app.addHook('onClose', async () => devAccounts.close())
+  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log })
+  // An encapsulated scope, so its body parser and error handler stay on these routes.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    // Any content type: clients send JSON as text/plain or with no type at all.
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body))
+    scope.setValidatorCompiler(() => () => true)
+    scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return await reply.code(413).type(JSON_CONTENT_TYPE).send(JSON.stringify(errorResponse(null,
+          new JsonRpcError('INVALID_REQUEST', `request body is larger than ${options.maxBodyBytes} bytes`))))
+      }
+      throw error
+    })
+    for (const url of ['/', '/rpc']) {
+      scope.post(url, { schema: jsonRpcRouteSchema }, async (request, reply) => await answer(handler, request, reply))
+    }
+  })
+}
+
+async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { status, body } = await handler.handle(typeof request.body === 'string' ? request.body : '')
+  reply.code(status)
+  return body === undefined ? await reply.send() : await reply.type(JSON_CONTENT_TYPE).send(body)
+}
+
+export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['geth'] })

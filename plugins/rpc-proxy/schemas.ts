@@ -1,0 +1,40 @@
+// Route schemas for the JSON-RPC endpoint. The body is parsed and checked by
+// core/json-rpc (JSON-RPC has its own error codes), so these schemas document
+// the route for /api-docs; they do not validate.
+
+const request = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { type: ['string', 'number', 'null'] },
+    method: { type: 'string', examples: ['eth_blockNumber'] },
+    params: { type: 'array' }
+  }
+}
+
+const response = {
+  type: 'object',
+  properties: {
+    jsonrpc: { type: 'string' },
+    id: { type: ['string', 'number', 'null'] },
+    result: {},
+    error: {
+      type: 'object',
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} }
+    }
+  }
+}
+
+export const jsonRpcRouteSchema = {
+  tags: ['json-rpc'],
+  summary: 'Ethereum JSON-RPC 2.0 (single request or batch)',
+  description: 'The allowed eth_/net_/web3_ methods; every other method answers -32601. See the README for the list and error codes.',
+  body: { oneOf: [request, { type: 'array', items: request }] },
+  response: {
+    200: { description: 'A response, or an array of responses for a batch', oneOf: [response, { type: 'array', items: response }] },
+    204: { description: 'Only notifications were sent', type: 'null' },
+    413: { description: 'The body is larger than RPC_MAX_BODY_BYTES', ...response },
+    503: { description: 'The node did not answer (single request)', ...response }
+  }
+}

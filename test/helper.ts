@@ -1,0 +1,40 @@
+// build(t, env): the whole gateway on a fresh chain and database, closed on teardown.
+import type { FastifyInstance } from 'fastify'
+import pino from 'pino'
+import { loadConfig, type Config } from '../core/config.ts'
+import { buildApp } from '../plugins/index.ts'
+import { createTestDatabase } from './support/database.ts'
+import { createTestChainFiles, type TestChainFiles } from './support/chain.ts'
+
+type Tap = { teardown (fn: () => unknown): void }
+
+export type TestApp = { app: FastifyInstance, config: Config, chain: TestChainFiles, url: string }
+
+/** Test config: the machine's environment (PATH, GETH_CACHE_DIR...) plus a throwaway chain and database. */
+export async function buildTestConfig (t: Tap, env: Record<string, string> = {}): Promise<{ config: Config, chain: TestChainFiles }> {
+  const chain = await createTestChainFiles(t)
+  const databaseUrl = await createTestDatabase(t)
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chain.env, ...env })
+  return { config, chain }
+}
+
+/** Builds the app and listens on a free loopback port (ethers and fetch need a real socket). */
+export async function build (t: Tap, env: Record<string, string> = {}): Promise<TestApp> {
+  const { config, chain } = await buildTestConfig(t, env)
+  const app = await buildApp(config, { logger: pino({ level: config.logLevel }) })
+  t.teardown(async () => await app.close())
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as { port: number }
+  return { app, config, chain, url: `http://127.0.0.1:${port}` }
+}
+
+/** POSTs a JSON-RPC body (object or raw text) and returns status and parsed JSON. */
+export async function postRpc (url: string, body: unknown, path = '/rpc'): Promise<{ status: number, json: any }> {
+  const response = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body)
+  })
+  const text = await response.text()
+  return { status: response.status, json: text === '' ? undefined : JSON.parse(text) }
+}

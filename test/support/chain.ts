@@ -1,0 +1,28 @@
+// Test chains: a temporary data directory, a funded account in GENESIS_ALLOC
+// and clique period 0 (a block as soon as a transaction is pending).
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Wallet } from 'ethers'
+
+type Tap = { teardown (fn: () => unknown): void }
+
+export const TEST_ACCOUNT_BALANCE_WEI = 10n ** 24n
+
+export type TestChainFiles = { dataDir: string, allocFile: string, account: Wallet, env: Record<string, string> }
+
+export async function createTestChainFiles (t: Tap): Promise<TestChainFiles> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tg-data-'))
+  // Embedded PostgreSQL runs as another user and must reach its directory.
+  await chmod(dataDir, 0o755)
+  t.teardown(async () => await rm(dataDir, { recursive: true, force: true }))
+  const account = Wallet.createRandom() as unknown as Wallet
+  const allocFile = join(dataDir, 'alloc.json')
+  await writeFile(allocFile, JSON.stringify({ [account.address]: { balance: '0x' + TEST_ACCOUNT_BALANCE_WEI.toString(16) } }))
+  return {
+    dataDir,
+    allocFile,
+    account,
+    env: { DATA_DIR: dataDir, GENESIS_ALLOC: allocFile, CLIQUE_PERIOD: '0', PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' }
+  }
+}
