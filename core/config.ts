@@ -2,7 +2,7 @@
 // its default and a description; the README table is checked against this list.
 import { resolve } from 'node:path'
 import { homedir } from 'node:os'
-import { envSchema } from 'env-schema'
+import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 
 export const CHAIN_ID = 793788
@@ -72,21 +72,28 @@ const CHILD_ENV = ['PATH', 'HOME', 'TMPDIR', 'GOPATH', 'GOCACHE', 'GOMODCACHE', 
 
 type Env = Record<string, string | undefined>
 
-function readVariables (env: Env): Record<string, unknown> {
-  const properties = Object.fromEntries(Object.entries(VARIABLES).map(([name, spec]) => {
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true })
+const validateVariables = ajv.compile({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(VARIABLES).map(([name, spec]) => {
     const { description: _description, ...schema } = spec
     return [name, schema]
   }))
+})
+
+function readVariables (env: Env): Record<string, unknown> {
   // An empty value means "unset", as in most shells' `VAR= cmd`.
-  const data = Object.fromEntries(Object.keys(VARIABLES)
+  const data: Record<string, unknown> = Object.fromEntries(Object.keys(VARIABLES)
     .filter((name) => env[name] !== undefined && env[name] !== '')
     .map((name) => [name, env[name]]))
-  try {
-    return envSchema({ schema: { type: 'object', properties }, data, dotenv: false }) as Record<string, unknown>
-  } catch (err) {
-    const message = (err as Error).message.replace(/^env\//, '').replace(/, env\//g, ', ')
-    throw new ConfigInvalidError(message)
+  if (!validateVariables(data)) {
+    const reasons = (validateVariables.errors ?? []).map((e) => {
+      const name = e.instancePath.slice(1)
+      return `${name} ${e.message} (got ${JSON.stringify(env[name])})`
+    })
+    throw new ConfigInvalidError(reasons.join('; '))
   }
+  return data
 }
 
 /** Validates the environment once and returns a frozen, typed Config. */

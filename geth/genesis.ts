@@ -71,12 +71,13 @@ export async function readGenesisAlloc (file: string): Promise<GenesisAlloc> {
   const alloc: GenesisAlloc = {}
   for (const [key, account] of Object.entries(parsed)) {
     const address = key.startsWith('0x') ? key : '0x' + key
-    if (!isAddress(address)) throw new GenesisAllocInvalidError(file, `${key} is not an address`)
+    // Any letter case, as Geth accepts: a wrong checksum is not a wrong address here.
+    if (!isAddress(address.toLowerCase())) throw new GenesisAllocInvalidError(file, `${key} is not an address`)
     const balance = (account as GenesisAccount | null)?.balance
     if (typeof balance !== 'string' || !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(balance)) {
       throw new GenesisAllocInvalidError(file, `${key}.balance must be a decimal or 0x-hex string`)
     }
-    alloc[getAddress(address)] = account as GenesisAccount
+    alloc[getAddress(address.toLowerCase())] = account as GenesisAccount
   }
   return alloc
 }

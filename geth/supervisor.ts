@@ -127,7 +127,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
 
   async function terminate (proc: Child): Promise<void> {
     proc.kill('SIGTERM')
-    const stopped = await Promise.race([proc.then(() => true), sleep(o.stopTimeoutMs ?? STOP_TIMEOUT_MS, false)])
+    const stopped = await Promise.race([proc.then(() => true), sleep(o.stopTimeoutMs ?? STOP_TIMEOUT_MS, false, { ref: false })])
     if (!stopped) {
       log.warn('geth did not stop after SIGTERM; sending SIGKILL')
       proc.kill('SIGKILL')
@@ -142,12 +142,11 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
     await rm(o.pidFile, { force: true })
   }
 
-  return Object.assign(events, {
-    start,
-    stop,
-    get pid () { return child?.pid },
-    get restarts () { return restarts }
-  })
+  // defineProperties, not Object.assign: assign would copy the getters' values once.
+  return Object.defineProperties(Object.assign(events, { start, stop }), {
+    pid: { get: () => child?.pid },
+    restarts: { get: () => restarts }
+  }) as GethSupervisor
 }
 
 /** Kills a Geth left running on our data directory by a gateway that died with -9. */

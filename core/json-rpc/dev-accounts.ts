@@ -16,7 +16,8 @@ export type DevAccountsOptions = { file: string | undefined, rpcUrl: string, cha
 
 export async function loadDevAccounts ({ file, rpcUrl, chainId }: DevAccountsOptions): Promise<DevAccounts> {
   const keys = file === undefined ? [] : await readKeys(file)
-  const provider = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, batchMaxCount: 1 })
+  // cacheTimeout -1: ethers would otherwise reuse a pending nonce it read up to 250 ms ago.
+  const provider = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 })
   const wallets = new Map(keys.map((key) => {
     const wallet = new Wallet(key, provider)
     return [wallet.address.toLowerCase(), wallet]

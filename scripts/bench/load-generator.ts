@@ -1,0 +1,71 @@
+// The parent's handle on the load generator: one child process (load-worker.ts)
+// kept for the whole benchmark, running one job at a time.
+import { fork, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+
+export type LoadJob = {
+  url: string
+  body: string
+  connections: number
+  durationS: number
+  /** Parse one response body in this many. */
+  sampleEvery: number
+}
+
+export type LoadResult = {
+  requests: number
+  reqPerS: number
+  p50Ms: number
+  p99Ms: number
+  non200: number
+  /** Connection errors, timeouts included. */
+  errors: number
+  timeouts: number
+  sampled: number
+  sampleFailures: number
+  firstFailure: string | undefined
+  /** CPU seconds per wall second of the load generator's process. */
+  loadGeneratorCores: number
+}
+
+export type Reply = { ok: true, result: LoadResult } | { ok: false, message: string }
+
+export type LoadGenerator = {
+  run (job: LoadJob): Promise<LoadResult>
+  close (): Promise<void>
+}
+
+export function startLoadGenerator (): LoadGenerator {
+  const child = fork(new URL('./load-worker.ts', import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  let closing: Promise<void> | undefined
+  return {
+    run: async (job) => await runOne(child, job),
+    close: async () => await (closing ??= stop(child))
+  }
+}
+
+async function stop (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  // The worker exits when its channel closes.
+  if (child.connected) child.disconnect()
+  await exited
+}
+
+async function runOne (child: ChildProcess, job: LoadJob): Promise<LoadResult> {
+  const reply = new Promise<Reply>((resolve, reject) => {
+    const onExit = (code: number | null): void => reject(new Error(`load generator exited with code ${code}`))
+    child.once('exit', onExit)
+    child.once('message', (message: Reply) => {
+      child.off('exit', onExit)
+      resolve(message)
+    })
+  })
+  child.send(job)
+  const answer = await reply
+  if (!answer.ok) throw new Error(`load generator failed: ${answer.message}`)
+  return answer.result
+}

@@ -1,0 +1,95 @@
+// The load generator's process: runs one autocannon job per message from its
+// parent and answers with the figures. It lives outside the gateway's process
+// so that sending load never competes with the gateway for its event loop.
+import autocannon from 'autocannon'
+import type { LoadJob, LoadResult, Reply } from './load-generator.ts'
+
+const HTTP_OK = 200
+const US_PER_S = 1e6
+const MS_PER_S = 1e3
+
+type Sample = { checked: number, failed: number, firstFailure: string | undefined }
+
+async function runJob (job: LoadJob): Promise<LoadResult> {
+  const latenciesMs: number[] = []
+  const statuses = new Map<number, number>()
+  const sample: Sample = { checked: 0, failed: 0, firstFailure: undefined }
+  let responses = 0
+  const cpuBefore = process.cpuUsage()
+  const startedAt = performance.now()
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({
+      url: job.url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: job.body,
+      connections: job.connections,
+      duration: job.durationS,
+      requests: [{ onResponse: (status: number, body: string) => checkSample(sample, ++responses, job.sampleEvery, status, body) }]
+    }, (err, res) => err ? reject(err) : resolve(res))
+    // autocannon's own histogram has whole milliseconds; proxy overhead is a fraction of one.
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      latenciesMs.push(ms)
+      statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    })
+  })
+  const wallS = (performance.now() - startedAt) / MS_PER_S
+  const cpu = process.cpuUsage(cpuBefore)
+  return summarise(latenciesMs, statuses, sample, result, wallS, (cpu.user + cpu.system) / US_PER_S)
+}
+
+/** Parses every n-th body: a JSON-RPC error answered with 200 would otherwise count as a success. */
+function checkSample (sample: Sample, n: number, every: number, status: number, body: string): void {
+  if (n % every !== 0) return
+  sample.checked++
+  let ok = false
+  try {
+    const parsed = JSON.parse(body) as { result?: unknown, error?: unknown }
+    ok = status === HTTP_OK && parsed.result !== undefined && parsed.error === undefined
+  } catch {}
+  if (ok) return
+  sample.failed++
+  sample.firstFailure ??= `HTTP ${status}: ${body.slice(0, 200)}`
+}
+
+function summarise (latenciesMs: number[], statuses: Map<number, number>, sample: Sample,
+  result: autocannon.Result, wallS: number, cpuS: number): LoadResult {
+  const sorted = Float64Array.from(latenciesMs).sort()
+  const ok = statuses.get(HTTP_OK) ?? 0
+  return {
+    requests: latenciesMs.length,
+    reqPerS: ok / result.duration,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    non200: latenciesMs.length - ok,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    sampled: sample.checked,
+    sampleFailures: sample.failed,
+    firstFailure: sample.firstFailure,
+    loadGeneratorCores: cpuS / wallS
+  }
+}
+
+/** Nearest-rank percentile of sorted values; NaN when there are none. */
+function percentile (sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+}
+
+function answer (reply: Reply): void {
+  // The parent may have stopped waiting (interrupted) while a job ran.
+  if (process.connected) process.send!(reply)
+}
+
+process.on('message', (job: LoadJob) => {
+  runJob(job).then(
+    (result) => answer({ ok: true, result }),
+    (err: unknown) => answer({ ok: false, message: (err as Error).message })
+  )
+})
+// The parent went away (crashed or done): nothing is left to measure for.
+process.on('disconnect', () => process.exit(0))
+// Ctrl-C reaches the whole process group: the parent decides when to stop us,
+// after it has stopped waiting for a result.
+process.on('SIGINT', () => {})

@@ -1,0 +1,45 @@
+import t from 'tap'
+import { loadConfig } from '../../core/config.ts'
+
+t.test('loadConfig() applies documented defaults', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.host, '127.0.0.1')
+  t.equal(config.port, 4000)
+  t.equal(config.chainId, 793788)
+  t.equal(config.geth.cliquePeriod, 5)
+  t.equal(config.geth.gcmode, 'archive')
+  t.equal(config.geth.maxPeers, 0)
+  t.equal(config.rpcProxy.maxBatch, 100)
+  t.equal(config.rpcProxy.maxLogRange, 10000)
+  t.equal(config.databaseUrl, undefined)
+  t.match(config.dataDir, /\/data$/)
+  t.ok(Object.isFrozen(config) && Object.isFrozen(config.geth), 'the config is frozen')
+})
+
+t.test('loadConfig() coerces numbers and treats empty values as unset', async (t) => {
+  const config = loadConfig({ PORT: '8080', CLIQUE_PERIOD: '0', DATABASE_URL: '', RPC_MAX_BATCH: '5' })
+  t.equal(config.port, 8080)
+  t.equal(config.geth.cliquePeriod, 0)
+  t.equal(config.databaseUrl, undefined)
+  t.equal(config.rpcProxy.maxBatch, 5)
+})
+
+t.test('loadConfig() stops with one message naming a bad variable', async (t) => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ CLIQUE_PERIOD: '-1' }, /CLIQUE_PERIOD/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ GETH_GCMODE: 'light' }, /GETH_GCMODE/],
+    [{ GETH_RPC_URL: 'localhost:8545' }, /GETH_RPC_URL/]
+  ]
+  for (const [env, name] of cases) {
+    t.throws(() => loadConfig(env), { code: 'GW_ERR_CONFIG_INVALID', message: name }, JSON.stringify(env))
+  }
+})
+
+t.test('loadConfig() passes only the child-process variables on', async (t) => {
+  const config = loadConfig({ PATH: '/bin', HOME: '/root', SECRET: 'x', GOPROXY: 'direct' })
+  t.same(config.childEnv, { PATH: '/bin', HOME: '/root', GOPROXY: 'direct' })
+})

@@ -1,0 +1,108 @@
+// The node on a real Geth: genesis, restart, crash recovery, external mode.
+import t from 'tap'
+import { readFile, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { JsonRpcProvider, Wallet } from 'ethers'
+import pino from 'pino'
+import { loadConfig } from '../../core/config.ts'
+import { createGethNode, type GethNode } from '../../geth/node.ts'
+import { createTestChainFiles } from '../support/chain.ts'
+
+const chain = await createTestChainFiles(t)
+const config = loadConfig({ ...process.env, ...chain.env })
+const log = pino({ level: config.logLevel })
+
+async function startNode (): Promise<GethNode> {
+  const node = await createGethNode({ config, log })
+  await node.start()
+  return node
+}
+
+async function sendTransfer (node: GethNode): Promise<{ blockNumber: number, blockHash: string }> {
+  const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  try {
+    const wallet = new Wallet(chain.account.privateKey, provider)
+    const receipt = await (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).wait()
+    return { blockNumber: receipt!.blockNumber, blockHash: receipt!.blockHash }
+  } finally {
+    provider.destroy()
+  }
+}
+
+type Block = { hash: string, extraData: string, miner: string }
+const blockAt = async (node: GethNode, n: number) => await node.rpc.call<Block>('eth_getBlockByNumber', ['0x' + n.toString(16), false])
+
+let node = await startNode()
+t.teardown(async () => await node.stop())
+
+t.test('the genesis is chain 793788 with the signer in extraData', async (t) => {
+  t.equal(await node.rpc.call('eth_chainId'), '0xc1cbc')
+  t.equal(await node.rpc.call('net_version'), '793788')
+  const genesis = await blockAt(node, 0)
+  const signer = node.keys!.signer.toLowerCase().slice(2)
+  t.equal(genesis.extraData.slice(2 + 64, 2 + 64 + 40), signer, 'extraData = vanity + signer + seal')
+  t.equal(genesis.extraData.length, 2 + 2 * (32 + 20 + 65))
+  const written = JSON.parse(await readFile(join(config.dataDir, 'genesis.json'), 'utf8'))
+  t.equal(written.config.chainId, 793788)
+  t.ok(written.alloc[chain.account.address], 'GENESIS_ALLOC is merged')
+  t.ok(written.alloc[node.keys!.faucet.address], 'the faucet is funded')
+  t.equal(BigInt(await node.rpc.call<string>('eth_getBalance', [node.keys!.faucet.address, 'latest'])), 10n ** 27n)
+})
+
+t.test('the signer key and password file are private', async (t) => {
+  const { stat } = await import('node:fs/promises')
+  t.equal((await stat(join(config.dataDir, 'signer.password'))).mode & 0o777, 0o600)
+  t.equal((await stat(join(config.dataDir, 'faucet.key'))).mode & 0o777, 0o600)
+  const keystore = await readdir(join(config.dataDir, 'keystore'))
+  t.equal(keystore.length, 1)
+  t.equal((await stat(join(config.dataDir, 'keystore', keystore[0]!))).mode & 0o777, 0o600)
+})
+
+t.test('a clique block is sealed by our signer', async (t) => {
+  const { blockHash } = await sendTransfer(node)
+  t.equal((await node.rpc.call<string>('clique_getSigner', [blockHash])).toLowerCase(), node.keys!.signer.toLowerCase())
+})
+
+t.test('a restart keeps the chain, the keys and the genesis', async (t) => {
+  const { blockNumber, blockHash } = await sendTransfer(node)
+  const genesisText = await readFile(join(config.dataDir, 'genesis.json'), 'utf8')
+  const signer = node.keys!.signer
+  const faucet = node.keys!.faucet.address
+  await node.stop()
+  node = await startNode()
+  t.equal((await blockAt(node, blockNumber)).hash, blockHash, 'the block survives the restart')
+  t.equal(node.keys!.signer, signer)
+  t.equal(node.keys!.faucet.address, faucet)
+  t.equal(await readFile(join(config.dataDir, 'genesis.json'), 'utf8'), genesisText, 'genesis.json is not rewritten')
+  t.ok((await sendTransfer(node)).blockNumber > blockNumber, 'the restarted node still seals')
+})
+
+t.test('kill -9 of Geth is noticed and Geth serves again within 10 s with the chain intact', async (t) => {
+  const { blockNumber, blockHash } = await sendTransfer(node)
+  const supervisor = node.supervisor!
+  const restartsBefore = supervisor.restarts
+  const killedAt = Date.now()
+  process.kill(supervisor.pid!, 'SIGKILL')
+  await once(supervisor, 'restarted')
+  const backAfterMs = Date.now() - killedAt
+  t.ok(backAfterMs < 10_000, `back after ${backAfterMs} ms`)
+  t.equal(supervisor.restarts, restartsBefore + 1)
+  t.equal((await blockAt(node, blockNumber)).hash, blockHash, 'archive mode keeps the sealed chain')
+  t.ok((await sendTransfer(node)).blockNumber > blockNumber, 'sealing resumes')
+})
+
+t.test('GETH_RPC_URL uses a running node without a supervisor', async (t) => {
+  const external = await createGethNode({ config: loadConfig({ ...process.env, ...chain.env, GETH_RPC_URL: node.rpc.url }), log })
+  t.teardown(async () => await external.stop())
+  t.equal(external.supervisor, undefined)
+  await external.start()
+  t.equal(await external.rpc.call('eth_chainId'), '0xc1cbc')
+})
+
+t.test('stop() ends the Geth process', async (t) => {
+  const pid = node.supervisor!.pid!
+  await node.stop()
+  t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the process is gone')
+  node = await startNode()
+})

@@ -1,0 +1,192 @@
+// rpc-proxy answers every client mistake with the right JSON-RPC error, and
+// a node that does not answer with -32603, never a hang.
+import t from 'tap'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { JsonRpcProvider, Wallet } from 'ethers'
+import { build, postRpc } from '../../helper.ts'
+
+const devKey = Wallet.createRandom().privateKey
+const { app, url, chain } = await build(t, {
+  RPC_MAX_BATCH: '5',
+  RPC_MAX_LOG_RANGE: '100',
+  RPC_MAX_BODY_BYTES: '2048',
+  RPC_TIMEOUT_MS: '1000',
+  DEV_ACCOUNTS_FILE: await writeDevAccounts()
+})
+const ADDRESS = '0x' + 'ab'.repeat(20)
+
+async function writeDevAccounts (): Promise<string> {
+  const file = join(process.env.TMPDIR ?? '/tmp', `tg-dev-${process.pid}.json`)
+  await writeFile(file, JSON.stringify([devKey]))
+  return file
+}
+
+const call = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params })
+
+t.test('malformed JSON answers -32700 Parse error with id null', async (t) => {
+  for (const body of ['{"jsonrpc":', 'not json', '']) {
+    const { status, json } = await postRpc(url, body)
+    t.equal(status, 200)
+    t.same(json, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, JSON.stringify(body))
+  }
+})
+
+t.test('a request that is not a JSON-RPC object answers -32600 Invalid request', async (t) => {
+  const cases = [
+    1, '"x"', null,
+    { jsonrpc: '1.0', id: 1, method: 'eth_blockNumber' },
+    { id: 1, method: 'eth_blockNumber' },
+    { jsonrpc: '2.0', id: 1 },
+    { jsonrpc: '2.0', id: 1, method: 7 },
+    { jsonrpc: '2.0', id: { a: 1 }, method: 'eth_blockNumber' },
+    { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: 'x' }
+  ]
+  for (const body of cases) {
+    const { json } = await postRpc(url, body)
+    t.equal(json.error.code, -32600, JSON.stringify(body))
+    t.equal(json.error.message, 'Invalid request')
+  }
+  const { json } = await postRpc(url, { jsonrpc: '1.0', id: 9, method: 'eth_blockNumber' })
+  t.equal(json.id, 9, 'the id is kept when it can be read')
+})
+
+t.test('an empty batch is one -32600 error', async (t) => {
+  const { json } = await postRpc(url, [])
+  t.notOk(Array.isArray(json))
+  t.equal(json.error.code, -32600)
+})
+
+t.test('a batch over RPC_MAX_BATCH is refused with one clear error', async (t) => {
+  const { json } = await postRpc(url, Array.from({ length: 6 }, (_, i) => call('eth_blockNumber', [], i)))
+  t.notOk(Array.isArray(json))
+  t.equal(json.error.code, -32600)
+  t.match(json.error.data, /6 requests is larger than the limit of 5/)
+})
+
+t.test('a mixed batch answers each item in order with its own id, notifications get no entry', async (t) => {
+  const { json } = await postRpc(url, [
+    call('eth_chainId', [], 'a'),
+    call('admin_peers', [], 'b'),
+    { jsonrpc: '2.0', method: 'eth_blockNumber', params: [] },
+    call('eth_getBalance', ['0x12'], 'c'),
+    call('eth_getBalance', [chain.account.address, 'latest'], 7)
+  ])
+  t.equal(json.length, 4)
+  t.same(json.map((r: { id: unknown }) => r.id), ['a', 'b', 'c', 7])
+  t.equal(json[0].result, '0xc1cbc')
+  t.same(json[1].error.code, -32601, 'a denied method inside a batch')
+  t.same(json[2].error, { code: -32602, message: 'Invalid params', data: 'param 0 (address): expected a 20-byte hex address, got "0x12"' })
+  t.equal(BigInt(json[3].result), 10n ** 24n)
+})
+
+t.test('repeated client ids in a batch each get their own answer', async (t) => {
+  const { json } = await postRpc(url, [call('eth_getBalance', [chain.account.address, 'latest'], 1), call('eth_blockNumber', [], 1)])
+  t.equal(BigInt(json[0].result), 10n ** 24n)
+  t.match(json[1].result, /^0x[0-9a-f]+$/)
+})
+
+t.test('a batch of notifications only gets no body', async (t) => {
+  const response = await fetch(`${url}/rpc`, { method: 'POST', body: JSON.stringify([{ jsonrpc: '2.0', method: 'eth_blockNumber' }]) })
+  t.equal(response.status, 204)
+  t.equal(await response.text(), '')
+})
+
+t.test('every method outside the allowlist answers -32601', async (t) => {
+  for (const method of ['eth_sign', 'eth_signTransaction', 'eth_accounts', 'personal_unlockAccount', 'admin_nodeInfo', 'debug_traceBlockByNumber',
+    'miner_stop', 'clique_propose', 'txpool_content', 'eth_nonsense']) {
+    const { json } = await postRpc(url, call(method))
+    t.same(json.error.code, -32601, method)
+    t.equal(json.error.message, 'Method not found')
+  }
+})
+
+t.test('bad params answer -32602 Invalid params with data naming the param', async (t) => {
+  const cases: Array<[string, unknown[], RegExp]> = [
+    ['eth_getBalance', [ADDRESS, 'soon'], /param 1 \(block\)/],
+    ['eth_getBlockByNumber', ['0x1'], /takes 2 params/],
+    ['eth_getTransactionReceipt', ['0xzz'], /param 0 \(hash\)/],
+    ['eth_call', [{ to: ADDRESS, data: '0x1' }], /data/],
+    ['eth_getLogs', [{ address: 'me' }], /address/]
+  ]
+  for (const [method, params, data] of cases) {
+    const { json } = await postRpc(url, call(method, params))
+    t.equal(json.error.code, -32602, method)
+    t.equal(json.error.message, 'Invalid params')
+    t.match(json.error.data, data)
+  }
+  const { json } = await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: { address: ADDRESS } })
+  t.equal(json.error.code, -32602, 'params by name are refused')
+})
+
+t.test('eth_getLogs over RPC_MAX_LOG_RANGE blocks is refused', async (t) => {
+  const { json } = await postRpc(url, call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x64' }]))
+  t.equal(json.error.code, -32005)
+  t.match(json.error.data, /101 blocks is larger than the limit of 100/)
+  const ok = await postRpc(url, call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x63' }]))
+  t.same(ok.json.result, [], '100 blocks are allowed')
+  const filter = await postRpc(url, call('eth_newFilter', [{ fromBlock: 'earliest', toBlock: '0x1000' }]))
+  t.equal(filter.json.error.code, -32005, 'eth_newFilter has the same cap')
+})
+
+t.test('eth_sendTransaction signs only for DEV_ACCOUNTS_FILE keys and never reaches Geth', async (t) => {
+  const signer = await app.geth.rpc.call<string>('eth_coinbase')
+  const fromSigner = await postRpc(url, call('eth_sendTransaction', [{ from: signer, to: ADDRESS, value: '0x1' }]))
+  t.same(fromSigner.json.error, { code: -32000, message: 'unknown account', data: 'the gateway holds no key for this from address' },
+    'the unlocked Geth signer is not reachable through the proxy')
+  const noFrom = await postRpc(url, call('eth_sendTransaction', [{ to: ADDRESS, value: '0x1' }]))
+  t.equal(noFrom.json.error.code, -32000)
+
+  const dev = new Wallet(devKey)
+  const poor = await postRpc(url, call('eth_sendTransaction', [{ from: dev.address, to: ADDRESS, value: '0x1' }]))
+  t.equal(poor.json.error.code, -32000, 'the node\'s own error comes back (no funds)')
+  t.match(poor.json.error.message, /insufficient funds/)
+
+  const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  await (await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: dev.address, value: 10n ** 18n })).wait()
+  const sends = await Promise.all([1, 2, 3].map(async (value) =>
+    await postRpc(url, call('eth_sendTransaction', [{ from: dev.address.toLowerCase(), to: ADDRESS, value: '0x' + value.toString(16) }]))))
+  for (const { json } of sends) {
+    t.match(json.result, /^0x[0-9a-f]{64}$/, 'concurrent sends from one account each get a hash')
+    if (json.result === undefined) continue
+    const receipt = await provider.waitForTransaction(json.result)
+    t.equal(receipt?.status, 1)
+    t.equal(receipt?.from, dev.address)
+  }
+})
+
+t.test('a body over RPC_MAX_BODY_BYTES answers 413 with a JSON-RPC error', async (t) => {
+  const { status, json } = await postRpc(url, call('eth_call', [{ to: ADDRESS, data: '0x' + '00'.repeat(2000) }]))
+  t.equal(status, 413)
+  t.equal(json.error.code, -32600)
+})
+
+t.test('Geth that hangs answers -32603 with HTTP 503 after RPC_TIMEOUT_MS', async (t) => {
+  const pid = app.geth.supervisor!.pid!
+  process.kill(pid, 'SIGSTOP')
+  try {
+    const started = Date.now()
+    const { status, json } = await postRpc(url, call('eth_blockNumber'))
+    t.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`)
+    t.equal(status, 503)
+    t.equal(json.error.code, -32603)
+    t.equal(json.error.message, 'Internal error')
+    const batch = await postRpc(url, [call('eth_blockNumber', [], 1), call('eth_chainId', [], 2)])
+    t.equal(batch.json[0].error.code, -32603, 'a batch item that needs the node fails alone')
+    t.equal(batch.json[1].result, '0xc1cbc')
+  } finally {
+    process.kill(pid, 'SIGCONT')
+  }
+  await sleep(100)
+  const { json } = await postRpc(url, call('eth_blockNumber'))
+  t.match(json.result, /^0x/, 'answers again once Geth does')
+})
+
+t.test('Geth that is down answers -32603 with HTTP 503 at once', async (t) => {
+  await app.geth.supervisor!.stop()
+  const { status, json } = await postRpc(url, call('eth_getBalance', [ADDRESS, 'latest']), '/')
+  t.equal(status, 503)
+  t.equal(json.error.code, -32603)
+})
