@@ -93,7 +93,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
     restarts++
     try {
       await runUntilReady()
-      log.info({ restarts, pid: child?.pid }, 'geth is back')
+      log.info({ restarts, geth_pid: child?.pid }, 'geth is back')
       events.emit('restarted')
     } catch (err) {
       // The exit handler schedules the next attempt once the child is gone.
@@ -122,7 +122,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
       if (child) await terminate(child)
       throw new GethStartFailedError(`${(err as Error).message}\n${output}`)
     }
-    log.info({ pid: child?.pid, rpc: o.rpc.url }, 'geth is ready')
+    log.info({ geth_pid: child?.pid, rpc: o.rpc.url }, 'geth is ready')
   }
 
   async function terminate (proc: Child): Promise<void> {
@@ -155,7 +155,7 @@ async function killOrphan (pidFile: string, gethDir: string, log: Logger): Promi
   if (!Number.isInteger(pid) || pid <= 0) return
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
   if (!cmdline.includes(gethDir)) return
-  log.warn({ pid }, 'killing a geth left running by an earlier gateway')
+  log.warn({ geth_pid: pid }, 'killing a geth left running by an earlier gateway')
   process.kill(pid, 'SIGKILL')
   for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++) await sleep(50)
 }

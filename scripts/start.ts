@@ -39,7 +39,10 @@ try {
         process.exit(1)
       }, SHUTDOWN_GRACE_MS)
       timer.unref()
-      app.close().then(() => process.exit(0), (err: unknown) => {
+      app.close().then(() => {
+        log.info('stopped')
+        process.exit(0)
+      }, (err: unknown) => {
         log.error({ err }, 'shutdown failed')
         process.exit(1)
       })

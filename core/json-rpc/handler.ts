@@ -4,8 +4,9 @@
 import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { RpcUnavailableError } from '../rpc/client.ts'
-import { JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
-import { isAllowedMethod, validateParams } from './methods.ts'
+import { JSON_RPC_ERRORS, JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
+import { isAllowedMethod, isJoinable, validateParams } from './methods.ts'
+import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 
@@ -32,6 +33,7 @@ const HTTP_NO_CONTENT = 204
 const HTTP_SERVICE_UNAVAILABLE = 503
 
 export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler {
+  const batcher = createRpcBatcher(o.rpc)
   const logLimits = createLogLimits({ rpc: o.rpc, maxLogRange: o.limits.maxLogRange, maxLogResults: o.limits.maxLogResults })
   // Answered here: the gateway checked Geth's chain ID at start, and wallets ask often.
   const local: Record<string, () => unknown> = {
@@ -60,20 +62,27 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     const checked = checkRequest(item)
     if (checked instanceof JsonRpcError) return reply(HTTP_OK, errorResponse(idOf(item), checked))
     const call = checked
+    let answer: JsonRpcResponse | undefined
     try {
-      if (isForwardedAsIs(call)) {
-        // The hot path: the node's answer passes through untouched.
+      if (isJoinable(call.method)) {
+        // The hot path: cheap reads share batches to the node under load.
+        const { result, error } = await batcher.call(call.method, call.params)
+        answer = error === undefined ? done(call, result) : { jsonrpc: '2.0', id: call.id ?? null, error }
+      } else if (isForwardedAsIs(call)) {
+        // The node's answer passes through untouched.
         const { status, body } = await o.rpc.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }))
         if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
         return call.id === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : { status: HTTP_OK, body }
+      } else {
+        [answer] = await answerCalls([call])
       }
-      const [answer] = await answerCalls([call])
-      return answer === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answer)
     } catch (err) {
-      const error = toJsonRpcError(err, o.log)
-      const status = err instanceof RpcUnavailableError ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK
-      return call.id === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : reply(status, errorResponse(call.id, error))
+      answer = failed(call, toJsonRpcError(err, o.log))
     }
+    if (call.id === undefined || answer === undefined) return { status: HTTP_NO_CONTENT, body: undefined }
+    // A single request the node could not serve is a 503, so load balancers and retries see it.
+    const unavailable = 'error' in answer && answer.error.code === JSON_RPC_ERRORS.INTERNAL_ERROR.code
+    return reply(unavailable ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK, answer)
   }
 
   async function handleBatch (items: unknown[]): Promise<JsonRpcResponse[]> {

@@ -11,42 +11,49 @@ export type ParamSpec = {
   default?: unknown
 }
 
-export type MethodSpec = { params: ParamSpec[] }
+export type MethodSpec = {
+  params: ParamSpec[]
+  /** How many leading params are required; computed once below. */
+  required?: number
+  /** A cheap read: concurrent calls may share one batch to the node (core/rpc/batcher.ts). */
+  joinable?: boolean
+}
 
 const none: MethodSpec = { params: [] }
+const read = (params: ParamSpec[] = []): MethodSpec => ({ params, joinable: true })
 const param = (name: string, check: p.Check): ParamSpec => ({ name, check })
 const latest = (name = 'block'): ParamSpec => ({ name, check: p.blockRef, optional: true, default: 'latest' })
 
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
   // The published interface.
-  eth_blockNumber: none,
-  eth_getBalance: { params: [param('address', p.address), latest()] },
-  eth_getTransactionCount: { params: [param('address', p.address), latest()] },
-  eth_getCode: { params: [param('address', p.address), latest()] },
-  eth_getStorageAt: { params: [param('address', p.address), param('slot', p.storageSlot), latest()] },
-  eth_gasPrice: none,
+  eth_blockNumber: read(),
+  eth_getBalance: read([param('address', p.address), latest()]),
+  eth_getTransactionCount: read([param('address', p.address), latest()]),
+  eth_getCode: read([param('address', p.address), latest()]),
+  eth_getStorageAt: read([param('address', p.address), param('slot', p.storageSlot), latest()]),
+  eth_gasPrice: read(),
   eth_chainId: none,
-  eth_getTransactionByHash: { params: [param('hash', p.hash)] },
-  eth_getTransactionReceipt: { params: [param('hash', p.hash)] },
+  eth_getTransactionByHash: read([param('hash', p.hash)]),
+  eth_getTransactionReceipt: read([param('hash', p.hash)]),
   eth_sendRawTransaction: { params: [param('transaction', p.data)] },
   eth_sendTransaction: { params: [param('transaction', p.transaction)] },
-  eth_getBlockByNumber: { params: [param('block', p.blockTag), param('fullTransactions', p.bool)] },
-  eth_getBlockByHash: { params: [param('hash', p.hash), param('fullTransactions', p.bool)] },
+  eth_getBlockByNumber: read([param('block', p.blockTag), param('fullTransactions', p.bool)]),
+  eth_getBlockByHash: read([param('hash', p.hash), param('fullTransactions', p.bool)]),
   eth_call: { params: [param('transaction', p.transaction), latest(), { name: 'stateOverrides', check: p.stateOverrides, optional: true }] },
   eth_estimateGas: { params: [param('transaction', p.transaction), { name: 'block', check: p.blockRef, optional: true }] },
   eth_getLogs: { params: [param('filter', p.filter)] },
   // What wallets and libraries call.
   net_version: none,
-  net_listening: none,
-  web3_clientVersion: none,
-  eth_syncing: none,
+  net_listening: read(),
+  web3_clientVersion: read(),
+  eth_syncing: read(),
   eth_feeHistory: { params: [param('blockCount', p.blockCount), param('newestBlock', p.blockTag), { name: 'rewardPercentiles', check: p.percentiles, optional: true }] },
-  eth_maxPriorityFeePerGas: none,
+  eth_maxPriorityFeePerGas: read(),
   eth_getBlockReceipts: { params: [param('block', p.blockTagOrHash)] },
-  eth_getBlockTransactionCountByNumber: { params: [param('block', p.blockTag)] },
-  eth_getBlockTransactionCountByHash: { params: [param('hash', p.hash)] },
-  eth_getTransactionByBlockNumberAndIndex: { params: [param('block', p.blockTag), param('index', p.quantity)] },
-  eth_getTransactionByBlockHashAndIndex: { params: [param('hash', p.hash), param('index', p.quantity)] },
+  eth_getBlockTransactionCountByNumber: read([param('block', p.blockTag)]),
+  eth_getBlockTransactionCountByHash: read([param('hash', p.hash)]),
+  eth_getTransactionByBlockNumberAndIndex: read([param('block', p.blockTag), param('index', p.quantity)]),
+  eth_getTransactionByBlockHashAndIndex: read([param('hash', p.hash), param('index', p.quantity)]),
   eth_newFilter: { params: [param('filter', p.filter)] },
   eth_newBlockFilter: none,
   eth_getFilterChanges: { params: [param('filterId', p.filterId)] },
@@ -54,14 +61,20 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_uninstallFilter: { params: [param('filterId', p.filterId)] }
 }
 
+for (const spec of Object.values(METHODS)) spec.required = spec.params.filter((p) => !p.optional).length
+
 export function isAllowedMethod (method: string): boolean {
   return Object.hasOwn(METHODS, method)
 }
 
+export function isJoinable (method: string): boolean {
+  return METHODS[method]?.joinable === true
+}
+
 /** Checks arity and each param; returns the params to forward (defaults filled) or a reason. */
 export function validateParams (method: string, params: unknown[]): { params: unknown[] } | { reason: string } {
-  const specs = METHODS[method]!.params
-  const required = specs.filter((s) => !s.optional).length
+  const { params: specs, required = 0 } = METHODS[method]!
+  if (specs.length === 0 && params.length === 0) return { params }
   if (params.length < required || params.length > specs.length) {
     const arity = required === specs.length ? `${required}` : `${required} to ${specs.length}`
     return { reason: `${method} takes ${arity} params (${specs.map((s) => s.name).join(', ') || 'none'}), got ${params.length}` }

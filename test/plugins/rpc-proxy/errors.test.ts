@@ -186,7 +186,9 @@ t.test('Geth that hangs answers -32603 with HTTP 503 after RPC_TIMEOUT_MS', asyn
 
 t.test('Geth that is down answers -32603 with HTTP 503 at once', async (t) => {
   await app.geth.supervisor!.stop()
-  const { status, json } = await postRpc(url, call('eth_getBalance', [ADDRESS, 'latest']), '/')
-  t.equal(status, 503)
-  t.equal(json.error.code, -32603)
+  for (const [method, params] of [['eth_getBalance', [ADDRESS, 'latest']], ['eth_getLogs', [{}]], ['eth_sendRawTransaction', ['0x00']]] as const) {
+    const { status, json } = await postRpc(url, call(method, [...params]), '/')
+    t.equal(status, 503, method)
+    t.equal(json.error.code, -32603, method)
+  }
 })

@@ -4,7 +4,8 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet, keccak256, AbiCoder
 import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 
-const { url, chain } = await build(t)
+// A result cap of 1 lets the ERC-20's two Transfer logs show the cap.
+const { url, chain } = await build(t, { RPC_MAX_LOG_RESULTS: '1' })
 // cacheTimeout -1: ethers otherwise answers a repeated call from a 250 ms cache, and period-0 blocks come faster.
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
 t.teardown(() => provider.destroy())
@@ -53,6 +54,9 @@ t.test('an ERC-20 compiled for paris deploys, reads, estimates, logs and stores'
   t.equal(logs.length, 1, 'eth_getLogs finds the Transfer')
   t.equal(logs[0]!.transactionHash, transfer.hash)
   t.equal(BigInt(logs[0]!.data), 42n)
+
+  const capped = await provider.send('eth_getLogs', [{ address, fromBlock: '0x0', toBlock: 'latest' }]).catch((err: { error?: unknown }) => err.error)
+  t.match(capped, { code: -32005, message: 'Limit exceeded' }, 'more logs than RPC_MAX_LOG_RESULTS are refused')
 
   // balanceOf is mapping slot 0: the holder's entry sits at keccak256(pad(holder) . pad(0)).
   const slot = keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [recipient, 0]))
