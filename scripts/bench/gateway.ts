@@ -1,16 +1,15 @@
 // The gateway under test: the real app, in this process, on a throwaway chain
 // (temporary DATA_DIR, a funded account in GENESIS_ALLOC, clique period 0) and
 // a throwaway database, with a few transactions so that state is not empty.
-import { randomBytes } from 'node:crypto'
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { JsonRpcProvider, Wallet } from 'ethers'
-import pg from 'pg'
 import { CHAIN_ID, loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/logger.ts'
 import { buildApp } from '../../plugins/index.ts'
+import { createScratchDatabase } from '../../core/db/scratch.ts'
 
 const LOG_LEVEL = 'warn'
 const FUNDED_BALANCE_WEI = 10n ** 24n
@@ -82,22 +81,9 @@ async function runCleanups (cleanups: Cleanup[]): Promise<void> {
 async function createDatabase (cleanups: Cleanup[]): Promise<string | undefined> {
   const serverUrl = process.env.DATABASE_URL
   if (serverUrl === undefined || serverUrl === '') return undefined
-  const name = `tg_bench_${randomBytes(6).toString('hex')}`
-  await adminQuery(serverUrl, `create database ${name}`)
-  cleanups.push(async () => await adminQuery(serverUrl, `drop database if exists ${name} with (force)`))
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-async function adminQuery (url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
+  const database = await createScratchDatabase(serverUrl, 'tg_bench')
+  cleanups.push(database.drop)
+  return database.url
 }
 
 /** Sends a few transfers through the gateway, one block each; returns the first recipient. */
