@@ -14,20 +14,31 @@ export type HealthReport = {
   chain_id: number
   geth: { status: 'ok' | 'unavailable', head: number | null, head_age_s: number | null, restarts: number }
   database: { status: 'ok' | 'unavailable' }
+  indexer: { role: string, head: number | null, lag_blocks: number | null }
 }
 
-export type HealthOptions = { rpc: RpcClient, db: Knex, chainId: number, cliquePeriod: number, restarts: () => number }
+export type HealthOptions = {
+  rpc: RpcClient
+  db: Knex
+  chainId: number
+  cliquePeriod: number
+  restarts: () => number
+  indexer: () => { role: string, indexedHead: number | null }
+}
 
 export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
   const [head, dbOk] = await Promise.all([readHead(o.rpc), pingDatabase(o.db, CHECK_TIMEOUT_MS)])
   const headAgeS = head === undefined ? null : Math.max(0, Math.round(Date.now() / 1000 - head.timestamp))
   const stalled = o.cliquePeriod > 0 && headAgeS !== null && headAgeS > Math.max(STALL_MIN_S, STALL_PERIODS * o.cliquePeriod)
-  const status = head === undefined || !dbOk ? 'unavailable' : stalled ? 'degraded' : 'ok'
+  const indexer = o.indexer()
+  const lagBlocks = head === undefined || indexer.indexedHead === null ? null : Math.max(0, head.number - indexer.indexedHead)
+  const status = head === undefined || !dbOk ? 'unavailable' : stalled || indexer.role === 'failed' ? 'degraded' : 'ok'
   return {
     status,
     chain_id: o.chainId,
     geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
-    database: { status: dbOk ? 'ok' : 'unavailable' }
+    database: { status: dbOk ? 'ok' : 'unavailable' },
+    indexer: { role: indexer.role, head: indexer.indexedHead, lag_blocks: lagBlocks }
   }
 }
 

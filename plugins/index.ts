@@ -10,6 +10,7 @@ import db from './db/index.ts'
 import geth from './geth/index.ts'
 import rpcProxy from './rpc-proxy/index.ts'
 import health from './health/index.ts'
+import indexer from './indexer/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -46,6 +47,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir })
   await app.register(geth, { config })
+  await app.register(indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
   return app

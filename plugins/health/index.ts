@@ -24,7 +24,15 @@ const healthBody = {
         restarts: { type: 'integer', description: 'Times the supervisor restarted Geth' }
       }
     },
-    database: component(['ok', 'unavailable'])
+    database: component(['ok', 'unavailable']),
+    indexer: {
+      type: 'object',
+      properties: {
+        role: { type: 'string', enum: ['starting', 'writer', 'reader', 'failed', 'stopped'], description: 'writer: this instance holds the indexer lock' },
+        head: { type: ['integer', 'null'], description: 'Highest indexed block' },
+        lag_blocks: { type: ['integer', 'null'], description: 'Blocks the index is behind the node' }
+      }
+    }
   }
 }
 
@@ -42,10 +50,11 @@ async function health (app: FastifyInstance, options: HealthPluginOptions): Prom
       db: app.db.knex,
       chainId: options.chainId,
       cliquePeriod: options.cliquePeriod,
-      restarts: () => app.geth.supervisor?.restarts ?? 0
+      restarts: () => app.geth.supervisor?.restarts ?? 0,
+      indexer: () => app.indexer.status()
     })
     return await reply.code(report.status === 'unavailable' ? 503 : 200).send(report)
   })
 }
 
-export default fp(health, { name: 'health', fastify: '5.x', dependencies: ['db', 'geth'] })
+export default fp(health, { name: 'health', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

@@ -2,11 +2,13 @@
 // knex_migrations; a name, once released, never changes.
 import type { Knex } from 'knex'
 import * as chainMeta from './2026_11_21_0_chain_meta.ts'
+import * as chainData from './2026_11_21_1_chain_data.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
 const MIGRATIONS: Array<[string, Migration]> = [
-  ['2026_11_21_0_chain_meta', chainMeta]
+  ['2026_11_21_0_chain_meta', chainMeta],
+  ['2026_11_21_1_chain_data', chainData]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,176 @@
+// The indexer: backfills from the last stored block and then follows the head.
+// Fetches run ahead of the store (a bounded number of batches in flight);
+// each batch is stored in one transaction after its parent hash is checked
+// against the stored chain, so a reorg is caught before anything is written.
+import { EventEmitter } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+import type { RpcClient } from '../rpc/client.ts'
+import { decodeBlockBundle } from './decode.ts'
+import { fetchBlockBundles, fetchBlockHashes, fetchHead, fetchHeadNumber } from './fetch.ts'
+import { findCommonAncestor } from './reorg.ts'
+import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
+import { tryAcquireIndexerLock } from './lock.ts'
+import { isRetryable } from './failures.ts'
+import { createProgress } from './progress.ts'
+import type { BlockRows, Hex } from './types.ts'
+
+const BATCH_BLOCKS = 20
+const BATCHES_IN_FLIGHT = 4
+const HEAD_POLL_MS = 100
+const LOCK_RETRY_MS = 2000
+const RETRY_BASE_MS = 500
+const RETRY_MAX_MS = 30_000
+
+export type IndexerRole = 'starting' | 'writer' | 'reader' | 'failed' | 'stopped'
+
+export type IndexerStatus = { role: IndexerRole, indexedHead: number | null, nodeHead: number | null }
+
+/** Emits `blocks` (BlockRows[], after commit) and `reorg` ({ ancestor, removed }). */
+export type Indexer = EventEmitter & {
+  start (): void
+  stop (): Promise<void>
+  status (): IndexerStatus
+}
+
+export type IndexerOptions = {
+  db: Knex
+  /** For the advisory lock's own connection. */
+  databaseUrl: string
+  rpc: RpcClient
+  log: Logger
+  batchBlocks?: number
+  batchesInFlight?: number
+}
+
+class ReorgDetected extends Error {}
+
+export function createIndexer (o: IndexerOptions): Indexer {
+  const events = new EventEmitter()
+  const batchBlocks = o.batchBlocks ?? BATCH_BLOCKS
+  const batchesInFlight = o.batchesInFlight ?? BATCHES_IN_FLIGHT
+  const controller = new AbortController()
+  const state: IndexerStatus = { role: 'starting', indexedHead: null, nodeHead: null }
+  let running: Promise<void> | undefined
+
+  async function run (): Promise<void> {
+    const { signal } = controller
+    let failures = 0
+    while (!signal.aborted) {
+      try {
+        const lock = await tryAcquireIndexerLock(o.databaseUrl)
+        if (lock === undefined) {
+          await followAsReader(signal)
+          continue
+        }
+        state.role = 'writer'
+        o.log.info('holding the indexer lock: this instance indexes')
+        try {
+          await Promise.race([indexAsWriter(signal, () => { failures = 0 }), lock.lost.then(() => { throw new Error('lost the indexer lock connection') })])
+        } finally {
+          await lock.release()
+        }
+      } catch (err) {
+        if (signal.aborted) break
+        if (!isRetryable(err)) {
+          state.role = 'failed'
+          o.log.error({ err }, 'indexer stopped on an error retrying cannot fix')
+          return
+        }
+        const delayMs = Math.min(RETRY_BASE_MS * 2 ** failures++, RETRY_MAX_MS)
+        o.log.warn({ err: (err as Error).message, retry_in_ms: delayMs }, 'indexer retrying')
+        await sleep(delayMs, undefined, { signal }).catch(() => {})
+      }
+    }
+    state.role = 'stopped'
+  }
+
+  /** Another instance writes: keep the status fresh for /health and try for the lock now and then. */
+  async function followAsReader (signal: AbortSignal): Promise<void> {
+    if (state.role !== 'reader') o.log.info('another instance holds the indexer lock: serving reads only')
+    state.role = 'reader'
+    state.indexedHead = (await readIndexedHead(o.db))?.number ?? null
+    state.nodeHead = await fetchHeadNumber(o.rpc, signal).catch(() => state.nodeHead)
+    await sleep(LOCK_RETRY_MS, undefined, { signal }).catch(() => {})
+  }
+
+  async function indexAsWriter (signal: AbortSignal, onProgress: () => void): Promise<void> {
+    const progress = createProgress(o.log)
+    while (!signal.aborted) {
+      const stored = await readIndexedHead(o.db)
+      state.indexedHead = stored?.number ?? null
+      try {
+        await indexFrom(stored?.number ?? -1, stored?.hash, signal, (rows) => {
+          onProgress()
+          progress.record(rows, state.nodeHead ?? 0)
+        })
+      } catch (err) {
+        if (!(err instanceof ReorgDetected)) throw err
+        await rollBackToCommonAncestor(state.indexedHead ?? 0)
+      }
+    }
+  }
+
+  async function indexFrom (last: number, lastHash: Hex | undefined, signal: AbortSignal, onStored: (rows: BlockRows[]) => void): Promise<void> {
+    let nextToFetch = last + 1
+    let parentHash = lastHash
+    let head = state.nodeHead = await fetchHeadNumber(o.rpc, signal)
+    const inFlight: Array<Promise<BlockRows[]>> = []
+    while (!signal.aborted) {
+      while (inFlight.length < batchesInFlight && nextToFetch <= head) {
+        const to = Math.min(nextToFetch + batchBlocks - 1, head)
+        const fetching = fetchBlockBundles(o.rpc, nextToFetch, to, signal).then((bundles) => bundles.map(decodeBlockBundle))
+        fetching.catch(() => {}) // awaited in order below; this only keeps an early failure from going unhandled
+        inFlight.push(fetching)
+        nextToFetch = to + 1
+      }
+      if (inFlight.length === 0) {
+        await sleep(HEAD_POLL_MS, undefined, { signal }).catch(() => {})
+        const latest = await fetchHead(o.rpc, signal)
+        // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
+        const stored = nextToFetch - 1
+        if (latest.number < stored || (latest.number === stored && latest.hash !== parentHash)) throw new ReorgDetected()
+        head = state.nodeHead = latest.number
+        continue
+      }
+      const batch = await inFlight.shift()!
+      if (!isLinked(batch, parentHash)) throw new ReorgDetected()
+      await storeBlocks(o.db, batch)
+      const top = batch[batch.length - 1]!.block
+      parentHash = top.hash
+      state.indexedHead = top.number
+      onStored(batch)
+      events.emit('blocks', batch)
+      if (nextToFetch > head) head = state.nodeHead = Math.max(head, await fetchHeadNumber(o.rpc, signal))
+      // Let HTTP requests in between batches while backfilling.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  async function rollBackToCommonAncestor (from: number): Promise<void> {
+    const ancestor = await findCommonAncestor(from, async (f, t) => await readIndexedHashes(o.db, f, t), async (ns) => await fetchBlockHashes(o.rpc, ns))
+    const removed = await deleteBlocksAbove(o.db, ancestor)
+    o.log.warn({ ancestor, removed_blocks: removed }, 'reorg: rolled back to the common ancestor')
+    events.emit('reorg', { ancestor, removed })
+  }
+
+  return Object.assign(events, {
+    start () { running ??= run() },
+    async stop () {
+      controller.abort()
+      await running
+    },
+    status: () => ({ ...state })
+  })
+}
+
+/** Each block's parent must be the block before it, the first one's the stored head. */
+function isLinked (batch: BlockRows[], parentHash: Hex | undefined): boolean {
+  let expected = parentHash
+  for (const { block } of batch) {
+    if (expected !== undefined && block.parent_hash !== expected) return false
+    expected = block.hash
+  }
+  return true
+}

@@ -1,0 +1,23 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { createIndexer, type Indexer } from '../../core/indexer/index.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    indexer: Indexer
+  }
+}
+
+/**
+ * Follows the node into the database. Every instance runs one; the one that
+ * holds the advisory lock writes, the others only report status. Starts once
+ * the server is ready and is stopped (awaited) before the node and database.
+ */
+async function indexer (app: FastifyInstance): Promise<void> {
+  const instance = createIndexer({ db: app.db.knex, databaseUrl: app.db.url, rpc: app.geth.rpc, log: app.log.child({ name: 'indexer' }) })
+  app.decorate('indexer', instance)
+  app.addHook('onReady', async () => instance.start())
+  app.addHook('preClose', async () => await instance.stop())
+}
+
+export default fp(indexer, { name: 'indexer', fastify: '5.x', dependencies: ['db', 'geth'] })
