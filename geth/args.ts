@@ -5,6 +5,13 @@
 /** The private API set: debug for tracing, clique for signer queries, txpool for pending state. */
 export const GETH_PRIVATE_APIS = 'eth,net,web3,debug,txpool,clique'
 
+/**
+ * Keep the preimages of hashed trie keys: without them debug_dumpBlock cannot
+ * name the genesis accounts, and the indexer reads GENESIS_ALLOC balances that
+ * way. `geth init` needs the flag too, as the genesis state is written there.
+ */
+export const PREIMAGE_ARGS = ['--cache.preimages']
+
 export type GethArgsOptions = {
   gethDir: string
   keystoreDir: string
@@ -27,6 +34,7 @@ export function buildGethArgs (o: GethArgsOptions): string[] {
     // archive keeps every block's state so old blocks can be traced and no
     // crash rewinds the head (with full, an unclean stop re-seals heights).
     '--gcmode', o.gcmode,
+    ...PREIMAGE_ARGS,
     ...(o.maxPeers === 0 ? ['--nodiscover'] : []),
     '--maxpeers', String(o.maxPeers),
     // Port 0: several nodes (tests) on one machine never fight over 30303.

@@ -11,7 +11,7 @@ import { findFreePort } from '../core/net/free-port.ts'
 import { findGeth } from './install.ts'
 import { FAUCET_BALANCE_WEI, buildGenesis, readGenesisAlloc } from './genesis.ts'
 import { loadOrCreateNodeKeys, type NodeKeys } from './keys.ts'
-import { buildGethArgs } from './args.ts'
+import { PREIMAGE_ARGS, buildGethArgs } from './args.ts'
 import { createGethSupervisor, type GethSupervisor } from './supervisor.ts'
 import { waitForRpc } from './ready.ts'
 
@@ -101,7 +101,7 @@ async function initialiseChain ({ config, bin, gethDir, keys, log }: InitOptions
   const genesis = buildGenesis({ chainId: config.chainId, signer: keys.signer, cliquePeriod: config.geth.cliquePeriod, alloc })
   const genesisFile = join(config.dataDir, 'genesis.json')
   await writeFile(genesisFile, JSON.stringify(genesis, null, 2))
-  const result = await execa(bin, ['init', '--datadir', gethDir, genesisFile], { reject: false, all: true, extendEnv: false, env: gethEnv(config) })
+  const result = await execa(bin, ['init', ...PREIMAGE_ARGS, '--datadir', gethDir, genesisFile], { reject: false, all: true, extendEnv: false, env: gethEnv(config) })
   if (result.exitCode !== 0) throw new GethStartFailedError(`geth init failed: ${String(result.all).slice(-2000)}`)
   log.info({ chain_id: config.chainId, signer: keys.signer, faucet: keys.faucet.address, clique_period_s: config.geth.cliquePeriod }, 'genesis written and chain initialised')
 }

@@ -3,6 +3,7 @@ import type {
   BlockBundle, BlockRows, Hex, InternalTransactionRow, LogRow, RpcCallFrame, RpcReceipt, TransactionRow
 } from './types.ts'
 import { recoverCliqueSigner } from './clique-signer.ts'
+import { decodeTokenTransfers } from './token-transfers.ts'
 
 const dec = (hex: Hex | undefined): string => BigInt(hex ?? '0x0').toString()
 const num = (hex: Hex): number => Number(hex)
@@ -64,7 +65,10 @@ export function decodeBlockBundle ({ block, receipts, traces }: BlockBundle): Bl
     },
     transactions,
     logs,
-    internalTransactions
+    internalTransactions,
+    tokenTransfers: decodeTokenTransfers(logs),
+    state: { coinBalances: [], contracts: [] },
+    tokens: []
   }
 }
 

@@ -10,6 +10,8 @@ import type { RpcClient } from '../rpc/client.ts'
 import { decodeBlockBundle } from './decode.ts'
 import { fetchBlockBundles, fetchBlockHashes, fetchHead, fetchHeadNumber } from './fetch.ts'
 import { findCommonAncestor } from './reorg.ts'
+import { fetchBlockStates } from './state.ts'
+import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
 import { isRetryable } from './failures.ts'
@@ -53,6 +55,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
   const controller = new AbortController()
   const state: IndexerStatus = { role: 'starting', indexedHead: null, nodeHead: null }
   let running: Promise<void> | undefined
+  const tokenCache: TokenMetadataCache = new Map()
 
   async function run (): Promise<void> {
     const { signal } = controller
@@ -120,7 +123,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
     while (!signal.aborted) {
       while (inFlight.length < batchesInFlight && nextToFetch <= head) {
         const to = Math.min(nextToFetch + batchBlocks - 1, head)
-        const fetching = fetchBlockBundles(o.rpc, nextToFetch, to, signal).then((bundles) => bundles.map(decodeBlockBundle))
+        const fetching = fetchBatch(nextToFetch, to, signal)
         fetching.catch(() => {}) // awaited in order below; this only keeps an early failure from going unhandled
         inFlight.push(fetching)
         nextToFetch = to + 1
@@ -146,6 +149,13 @@ export function createIndexer (o: IndexerOptions): Indexer {
       // Let HTTP requests in between batches while backfilling.
       await new Promise((resolve) => setImmediate(resolve))
     }
+  }
+
+  /** Fetch, decode, then read the state and token contracts the blocks touched. */
+  async function fetchBatch (from: number, to: number, signal: AbortSignal): Promise<BlockRows[]> {
+    const batch = (await fetchBlockBundles(o.rpc, from, to, signal)).map(decodeBlockBundle)
+    await Promise.all([fetchBlockStates(o.rpc, batch, signal), fetchTokens(o.rpc, batch, tokenCache, signal)])
+    return batch
   }
 
   async function rollBackToCommonAncestor (from: number): Promise<void> {

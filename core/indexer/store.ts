@@ -2,7 +2,8 @@
 // Idempotent: the batch's heights are deleted first (children cascade), so a
 // batch written again after a crash or a reindex leaves exactly one copy.
 import type { Knex } from 'knex'
-import type { BlockRow, BlockRows, Hex, InternalTransactionRow, LogRow, TransactionRow } from './types.ts'
+import type { BlockRow, BlockRows, CoinBalanceRow, Hex, InternalTransactionRow, LogRow, TokenRow, TokenTransferRow, TransactionRow } from './types.ts'
+import { applyAggregates, removeBlocksFrom } from './aggregates.ts'
 
 type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'timestamptz' | 'integer[]'
 type Columns<Row> = Array<[keyof Row & string, ColumnType]>
@@ -30,6 +31,17 @@ const INTERNAL_TRANSACTION_COLUMNS: Columns<InternalTransactionRow> = [
   ['input', 'bytea'], ['output', 'bytea'], ['error', 'text'], ['trace_address', 'integer[]'], ['created_contract', 'bytea']
 ]
 
+const TOKEN_TRANSFER_COLUMNS: Columns<TokenTransferRow> = [
+  ['block_number', 'bigint'], ['log_index', 'integer'], ['batch_index', 'integer'], ['transaction_hash', 'bytea'],
+  ['transaction_index', 'integer'], ['token_address', 'bytea'], ['token_type', 'text'], ['from', 'bytea'], ['to', 'bytea'],
+  ['amount', 'numeric'], ['token_id', 'numeric']
+]
+const COIN_BALANCE_COLUMNS: Columns<CoinBalanceRow> = [['address', 'bytea'], ['block_number', 'bigint'], ['value', 'numeric']]
+const TOKEN_COLUMNS: Columns<TokenRow> = [
+  ['address', 'bytea'], ['type', 'text'], ['name', 'text'], ['symbol', 'text'], ['decimals', 'smallint'], ['total_supply', 'numeric'],
+  ['first_block', 'bigint'], ['updated_block', 'bigint']
+]
+
 /** How a column travels: one array parameter per column, unnested server-side (no parameter-count limit). */
 const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => string, encode: (v: unknown) => unknown }> = {
   bytea: { array: 'text[]', select: (c) => `decode(substr(t.${c}, 3), 'hex')`, encode: (v) => v },
@@ -43,7 +55,7 @@ const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => stri
   'integer[]': { array: 'text[]', select: (c) => `t.${c}::integer[]`, encode: (v) => `{${(v as number[]).join(',')}}` }
 }
 
-async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: Columns<Row>, rows: Row[]): Promise<void> {
+async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: Columns<Row>, rows: Row[], onConflict = ''): Promise<void> {
   if (rows.length === 0) return
   const names = columns.map(([name]) => `"${name}"`).join(', ')
   const unnest = columns.map(([, type], i) => `$${i + 1}::${TRANSPORT[type].array}`).join(', ')
@@ -55,7 +67,7 @@ async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: C
   }))
   const client = await trx.client.acquireConnection() as { query: (sql: string, values: unknown[]) => Promise<unknown> }
   try {
-    await client.query(`insert into ${table} (${names}) select ${selects} from unnest(${unnest}) as t(${aliases})`, values)
+    await client.query(`insert into ${table} (${names}) select ${selects} from unnest(${unnest}) as t(${aliases}) ${onConflict}`, values)
   } finally {
     await trx.client.releaseConnection(client)
   }
@@ -66,17 +78,25 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
   const from = batch[0]!.block.number
   const to = batch[batch.length - 1]!.block.number
   await db.transaction(async (trx) => {
-    await trx('blocks').whereBetween('number', [from, to]).delete()
+    // Normally nothing is there; after a crash or a reindex the heights are written again.
+    await removeBlocksFrom(trx, from)
     await insertRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
     await insertRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
     await insertRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
     await insertRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
+    await insertRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
+    await insertRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, batch.flatMap((b) => b.state.coinBalances))
+    await insertRows(trx, 'tokens', TOKEN_COLUMNS, batch.flatMap((b) => b.tokens), `
+      on conflict (address) do update set total_supply = excluded.total_supply, updated_block = excluded.updated_block,
+        name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
+        decimals = coalesce(excluded.decimals, tokens.decimals)`)
+    await applyAggregates(trx, from, to, batch.flatMap((b) => b.state.contracts))
   })
 }
 
-/** Removes every block above `number` and everything that hangs off them. */
+/** Removes every block above `number`, everything that hangs off them and their share of the running sums. */
 export async function deleteBlocksAbove (db: Knex, number: number): Promise<number> {
-  return await db('blocks').where('number', '>', number).delete()
+  return await db.transaction(async (trx) => await removeBlocksFrom(trx, number + 1))
 }
 
 /** The highest indexed block, or undefined on an empty database. */

@@ -164,4 +164,49 @@ export type BlockRows = {
   transactions: TransactionRow[]
   logs: LogRow[]
   internalTransactions: InternalTransactionRow[]
+  tokenTransfers: TokenTransferRow[]
+  /** Filled by the fetch stage after decoding (balances and code at this block). */
+  state: BlockState
+  /** Tokens seen in this block, with what their contracts answered. */
+  tokens: TokenRow[]
+}
+
+export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155'
+
+export type TokenTransferRow = {
+  block_number: number
+  log_index: number
+  /** Position inside an ERC-1155 TransferBatch; 0 otherwise. */
+  batch_index: number
+  transaction_hash: Hex
+  transaction_index: number
+  token_address: Hex
+  token_type: TokenType
+  from: Hex
+  to: Hex
+  amount: string
+  token_id: string | null
+}
+
+/** Read from the token contract with eth_call; fields a contract does not answer stay null. */
+export type TokenRow = {
+  address: Hex
+  type: TokenType
+  name: string | null
+  symbol: string | null
+  decimals: number | null
+  total_supply: string | null
+  first_block: number
+  updated_block: number
+}
+
+export type CoinBalanceRow = { address: Hex, block_number: number, value: string }
+
+/** Runtime code of a contract created in the block, with its creation transaction. */
+export type ContractCodeRow = { address: Hex, code: Hex, creation_transaction: Hex, creator: Hex, block_number: number }
+
+/** What a block adds beyond the node's block bundle: read from state at that block. */
+export type BlockState = {
+  coinBalances: CoinBalanceRow[]
+  contracts: ContractCodeRow[]
 }

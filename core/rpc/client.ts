@@ -26,11 +26,15 @@ export type RpcClientOptions = {
 
 export type RawRpcResponse = { status: number, body: string }
 
+export type RpcItemAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown } }
+
 export type RpcClient = {
   readonly url: string
   /** Sends a JSON text as is and returns the node's answer as text. */
   send (body: string, signal?: AbortSignal): Promise<RawRpcResponse>
   call<T = unknown> (method: string, params?: unknown[], signal?: AbortSignal): Promise<T>
+  /** One JSON-RPC batch; each item's result or error, in the order asked. */
+  batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]>
   /** One JSON-RPC batch; results in the order asked. Any item's error rejects the whole call. */
   batch<T = unknown> (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<T[]>
   close (): Promise<void>
@@ -77,23 +81,29 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
     return parsed.result as T
   }
 
-  async function batch<T> (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<T[]> {
+  async function batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]> {
     if (calls.length === 0) return []
     const { status, body } = await send(JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params }))), signal)
-    let parsed: Array<{ id: number, result?: T, error?: { code: number, message: string, data?: unknown } }>
+    let parsed: Array<RpcItemAnswer & { id: number }>
     try {
       parsed = JSON.parse(body)
     } catch {
       throw new RpcUnavailableError(`node answered HTTP ${status} with a body that is not JSON`)
     }
     if (!Array.isArray(parsed)) throw new RpcUnavailableError(`node answered a batch with ${body.slice(0, 200)}`)
-    const results = new Array<T>(calls.length)
-    for (const answer of parsed) {
-      if (answer.error) throw new RpcResponseError(answer.error.code, `${calls[answer.id]?.method}: ${answer.error.message}`, answer.error.data)
-      results[answer.id] = answer.result as T
-    }
-    return results
+    const answers = new Array<RpcItemAnswer>(calls.length)
+    for (const answer of parsed) answers[answer.id] = answer
+    for (let i = 0; i < answers.length; i++) answers[i] ??= { error: { code: -32603, message: 'no answer for this batch item' } }
+    return answers
   }
 
-  return { url, send, call, batch, close: () => pool.close() }
+  async function batch<T> (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<T[]> {
+    const answers = await batchAnswers(calls, signal)
+    return answers.map((answer, i) => {
+      if (answer.error) throw new RpcResponseError(answer.error.code, `${calls[i]?.method}: ${answer.error.message}`, answer.error.data)
+      return answer.result as T
+    })
+  }
+
+  return { url, send, call, batch, batchAnswers, close: () => pool.close() }
 }

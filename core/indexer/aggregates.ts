@@ -1,0 +1,112 @@
+// Running sums kept beside the chain rows: token balances, token holder
+// counts and address rows (current balance, nonce, counters, first and last
+// seen). applyAggregates adds what blocks from..to brought; before blocks are
+// deleted, removeBlocksFrom takes their share back out and recomputes what
+// cannot be subtracted (latest balance, nonce), in the caller's transaction.
+import type { Knex } from 'knex'
+import type { ContractCodeRow } from './types.ts'
+
+const ZERO_ADDRESS = "'\\x0000000000000000000000000000000000000000'::bytea"
+
+/** Token balance changes of the transfers in a block range, per holder, token and id (-1 for fungible). */
+const tokenDeltas = (range: string) => `
+  select token_address, "to" as holder, coalesce(token_id, -1) as token_id, amount as delta
+    from token_transfers where ${range} and "to" <> ${ZERO_ADDRESS}
+  union all
+  select token_address, "from", coalesce(token_id, -1), -amount
+    from token_transfers where ${range} and "from" <> ${ZERO_ADDRESS}`
+
+/** Transaction, token transfer and gas counts per address in a block range. */
+const counterDeltas = (range: string) => `
+  select a, sum(tx) as tx, sum(tt) as tt, sum(gas) as gas from (
+    select "from" as a, 1 as tx, 0 as tt, gas_used as gas from transactions where ${range}
+    union all select "to", 1, 0, 0 from transactions where ${range} and "to" is not null and "to" <> "from"
+    union all select created_contract, 1, 0, 0 from transactions where ${range} and created_contract is not null
+    union all select "from", 0, 1, 0 from token_transfers where ${range}
+    union all select "to", 0, 1, 0 from token_transfers where ${range} and "to" <> "from"
+  ) x group by a`
+
+async function shiftTokenBalances (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
+  await trx.raw(`
+    insert into token_balances (token_address, holder, token_id, value)
+    select token_address, holder, token_id, ${sign} * sum(delta) from (${tokenDeltas(range)}) d group by 1, 2, 3
+    on conflict (token_address, holder, token_id) do update set value = token_balances.value + excluded.value`, [...bindings, ...bindings])
+  await trx.raw(`delete from token_balances where value = 0 and token_address in (select distinct token_address from token_transfers where ${range})`, bindings)
+  await trx.raw(`
+    update tokens t set holder_count = (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0)
+    where t.address in (select distinct token_address from token_transfers where ${range})`, bindings)
+}
+
+async function shiftCounters (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
+  await trx.raw(`
+    update addresses set transaction_count = transaction_count + ${sign} * c.tx,
+      token_transfer_count = token_transfer_count + ${sign} * c.tt, gas_used = gas_used + ${sign} * c.gas
+    from (${counterDeltas(range)}) c where addresses.hash = c.a`, [...bindings, ...bindings, ...bindings, ...bindings, ...bindings])
+}
+
+/** Adds what blocks from..to brought; their rows are already inserted. */
+export async function applyAggregates (trx: Knex.Transaction, from: number, to: number, contracts: ContractCodeRow[]): Promise<void> {
+  const range = 'block_number between ? and ?'
+  const bindings = [from, to]
+  // Every address a block touches has a coin balance row for that block (the fetch stage reads it).
+  await trx.raw(`
+    insert into addresses (hash, coin_balance, balance_block, first_block, last_block)
+    select distinct on (address) address, value, block_number, min(block_number) over (partition by address), block_number
+      from coin_balances where ${range} order by address, block_number desc
+    on conflict (hash) do update set coin_balance = excluded.coin_balance, balance_block = excluded.balance_block,
+      last_block = excluded.last_block, first_block = least(addresses.first_block, excluded.first_block)`, bindings)
+  await trx.raw(`
+    update addresses set nonce = greatest(coalesce(addresses.nonce, 0), s.next_nonce)
+    from (select "from" as a, max(nonce) + 1 as next_nonce from transactions where ${range} group by 1) s where addresses.hash = s.a`, bindings)
+  await shiftCounters(trx, range, 1, bindings)
+  await shiftTokenBalances(trx, range, 1, bindings)
+  for (const c of contracts) {
+    await trx('addresses').where('hash', hexToBytes(c.address)).update({
+      contract_code: hexToBytes(c.code),
+      creation_transaction: hexToBytes(c.creation_transaction),
+      creator: hexToBytes(c.creator),
+      creation_block: c.block_number
+    })
+  }
+}
+
+/**
+ * Deletes blocks from `from` up (their rows cascade) after taking their share
+ * out of the running sums. Returns how many blocks went.
+ */
+export async function removeBlocksFrom (trx: Knex.Transaction, from: number): Promise<number> {
+  const present = await trx('blocks').where('number', '>=', from).first('number')
+  if (present === undefined) return 0
+  const range = 'block_number >= ?'
+  const bindings = [from]
+  await trx.raw(`create temporary table affected_addresses on commit drop as
+    select distinct address as hash from coin_balances where ${range}`, bindings)
+  await shiftCounters(trx, range, -1, bindings)
+  await shiftTokenBalances(trx, range, -1, bindings)
+  await trx.raw(`create temporary table affected_tokens on commit drop as
+    select distinct token_address as address from token_transfers where ${range}`, bindings)
+  const removed = await trx('blocks').where('number', '>=', from).delete()
+  await recomputeAddresses(trx, from)
+  await trx.raw('delete from tokens where first_block >= ?', [from])
+  await trx.raw(`update tokens t set holder_count = (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0)
+    where t.address in (select address from affected_tokens)`)
+  return removed
+}
+
+/** What cannot be subtracted is read again from the rows that remain. */
+async function recomputeAddresses (trx: Knex.Transaction, from: number): Promise<void> {
+  await trx.raw(`delete from addresses a using affected_addresses x
+    where a.hash = x.hash and not exists (select 1 from coin_balances c where c.address = a.hash)`)
+  await trx.raw(`
+    update addresses a set coin_balance = latest.value, balance_block = latest.block_number, last_block = latest.block_number,
+      nonce = (select max(nonce) + 1 from transactions t where t."from" = a.hash)
+    from affected_addresses x,
+      lateral (select value, block_number from coin_balances c where c.address = x.hash order by block_number desc limit 1) latest
+    where a.hash = x.hash`)
+  await trx.raw(`update addresses set contract_code = null, creation_transaction = null, creator = null, creation_block = null
+    where creation_block >= ?`, [from])
+}
+
+export function hexToBytes (hex: string): Buffer {
+  return Buffer.from(hex.slice(2), 'hex')
+}

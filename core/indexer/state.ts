@@ -1,0 +1,86 @@
+// Fetch stage, second half: what a block changed in state, read at that very
+// block (by hash, so a reorg between the two fetches fails instead of mixing
+// branches): the coin balance of every address it touched and the code of
+// every contract it created. The genesis block's accounts come from its dump.
+import type { RpcClient } from '../rpc/client.ts'
+import { RetryableError } from '../errors.ts'
+import type { BlockRows, ContractCodeRow, Hex } from './types.ts'
+
+type GenesisDump = { accounts: Record<string, { balance: string, code?: string, address?: string }> }
+
+/** Addresses whose coin balance the block may have changed, or that it shows for the first time. */
+export function touchedAddresses (rows: BlockRows): Hex[] {
+  const touched = new Set<Hex>([rows.block.miner])
+  for (const tx of rows.transactions) {
+    touched.add(tx.from)
+    if (tx.to !== null) touched.add(tx.to)
+    if (tx.created_contract !== null) touched.add(tx.created_contract)
+  }
+  for (const frame of rows.internalTransactions) {
+    if (frame.value === '0' && frame.created_contract === null) continue
+    touched.add(frame.from)
+    if (frame.to !== null) touched.add(frame.to)
+    if (frame.created_contract !== null) touched.add(frame.created_contract)
+  }
+  for (const transfer of rows.tokenTransfers) {
+    touched.add(transfer.from)
+    touched.add(transfer.to)
+  }
+  return [...touched]
+}
+
+/** Contracts the block created and kept: successful top-level and internal creations. */
+export function createdContracts (rows: BlockRows): Array<Omit<ContractCodeRow, 'code'>> {
+  const created = new Map<Hex, Omit<ContractCodeRow, 'code'>>()
+  for (const tx of rows.transactions) {
+    if (tx.created_contract !== null && tx.status === 1) {
+      created.set(tx.created_contract, { address: tx.created_contract, creation_transaction: tx.hash, creator: tx.from, block_number: rows.block.number })
+    }
+  }
+  const succeeded = new Set(rows.transactions.filter((tx) => tx.status === 1).map((tx) => tx.hash))
+  for (const frame of rows.internalTransactions) {
+    if (frame.created_contract !== null && frame.trace_index > 0 && succeeded.has(frame.transaction_hash)) {
+      created.set(frame.created_contract, { address: frame.created_contract, creation_transaction: frame.transaction_hash, creator: frame.from, block_number: rows.block.number })
+    }
+  }
+  return [...created.values()]
+}
+
+/** Fills `state` of each block in place with one JSON-RPC batch. */
+export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<void> {
+  const plans = batch.map((rows) => ({
+    rows,
+    addresses: rows.block.number === 0 ? [] : touchedAddresses(rows),
+    contracts: createdContracts(rows)
+  }))
+  const calls = plans.flatMap(({ rows, addresses, contracts }): Array<{ method: string, params: unknown[] }> => {
+    const at = { blockHash: rows.block.hash, requireCanonical: false }
+    if (rows.block.number === 0) return [{ method: 'debug_dumpBlock', params: ['0x0'] }]
+    return [
+      ...addresses.map((a) => ({ method: 'eth_getBalance', params: [a, at] })),
+      ...contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at] }))
+    ]
+  })
+  const results = await rpc.batch<unknown>(calls, signal).catch((err: Error) => {
+    throw new RetryableError(`reading state failed (the block may have been replaced): ${err.message}`, { cause: err })
+  })
+  let i = 0
+  for (const { rows, addresses, contracts } of plans) {
+    const number = rows.block.number
+    if (number === 0) {
+      const dump = results[i++] as GenesisDump
+      rows.state.coinBalances = Object.entries(dump.accounts).map(([key, account]) => ({
+        address: normaliseAddress(account.address ?? key),
+        block_number: 0,
+        value: BigInt(account.balance).toString()
+      }))
+      continue
+    }
+    rows.state.coinBalances = addresses.map((address) => ({ address, block_number: number, value: BigInt(results[i++] as Hex).toString() }))
+    rows.state.contracts = contracts.map((c) => ({ ...c, code: results[i++] as Hex }))
+  }
+}
+
+function normaliseAddress (key: string): Hex {
+  return (key.startsWith('0x') ? key : `0x${key}`).toLowerCase() as Hex
+}
