@@ -11,6 +11,7 @@ import geth from './geth/index.ts'
 import rpcProxy from './rpc-proxy/index.ts'
 import health from './health/index.ts'
 import indexer from './indexer/index.ts'
+import rest from './rest/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -49,6 +50,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(geth, { config })
   await app.register(indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
+  await app.register(rest)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
   return app
 }

@@ -4,6 +4,9 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet, Interface, parseEth
 import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { hex, waitForIndexed } from '../../support/indexer.ts'
+import { once } from 'node:events'
+import { readIndexingStatus } from '../../../core/queries/indexing-status.ts'
+import type { BlockRows } from '../../../core/indexer/types.ts'
 
 const { app, url, chain } = await build(t)
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
@@ -35,7 +38,7 @@ async function deploy (source: URL, name: string, args: unknown[]): Promise<Cont
 
 async function send (sent: Promise<{ hash: string }>, expectedStatus = 1): Promise<string> {
   const { hash } = await sent
-  const receipt = await provider.waitForTransaction(hash)
+  const receipt = await provider.waitForTransaction(hash, 1, 15_000)
   if (receipt?.status !== expectedStatus) throw new Error(`${hash} has status ${receipt?.status}`)
   return hash
 }
@@ -115,8 +118,26 @@ t.test('GET /health reports the indexer head and lag', async (t) => {
   t.equal(body.indexer.lag_blocks, 0)
 })
 
+t.test('GET /api/v2/main-page/indexing-status answers in the Blockscout shape', async (t) => {
+  const response = await app.inject({ method: 'GET', url: '/api/v2/main-page/indexing-status' })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { finished_indexing: true, finished_indexing_blocks: true, indexed_blocks_ratio: '1', indexed_internal_transactions_ratio: '1' })
+  const halfway = await readIndexingStatus(db, 2 * head + 1)
+  t.same(halfway, { finished_indexing: false, finished_indexing_blocks: false, indexed_blocks_ratio: '0.50', indexed_internal_transactions_ratio: null })
+})
+
+t.test('new blocks are published as events once stored', async (t) => {
+  const published = once(app.indexer, 'blocks') as Promise<[BlockRows[]]>
+  const hash = await send(sender.sendTransaction({ to: recipient, value: 3n }))
+  const [batch] = await published
+  t.ok(batch.some((rows) => rows.transactions.some((tx) => tx.hash === hash)), 'the event carries the transaction')
+  const stored = await db('transactions').where('hash', Buffer.from(hash.slice(2), 'hex')).first()
+  t.ok(stored, 'and it is queryable when the event fires')
+})
+
 t.test('a chain rewound and re-sealed replaces the indexed blocks with no orphaned rows', async (t) => {
-  const forkAt = head - 3
+  const top = await waitForIndexed(app)
+  const forkAt = top - 3
   const before = await db('blocks').where('number', '>', forkAt).pluck('hash')
   await rpc.call('debug_setHead', ['0x' + forkAt.toString(16)])
   // The rewound node has fewer blocks than the index: the extra ones must go.
