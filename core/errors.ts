@@ -14,6 +14,13 @@ export const DevAccountsInvalidError = createError<[string, string]>('GW_ERR_DEV
 export const DatabaseChainMismatchError = createError<[string, string]>('GW_ERR_DATABASE_CHAIN_MISMATCH', 'The database indexes the chain with genesis %s, but the node has genesis %s', 500)
 export const EmbeddedPostgresFailedError = createError<[string]>('GW_ERR_EMBEDDED_POSTGRES_FAILED', 'Embedded PostgreSQL did not start: %s', 500)
 
+// Operator commands (`npm run ops`).
+export const OpsUsageError = createError<[string]>('GW_ERR_OPS_USAGE', 'Invalid ops command line: %s', 500)
+export const OpsDataDirEmptyError = createError<[string, string]>('GW_ERR_OPS_DATA_DIR_EMPTY', 'No gateway runs on DATA_DIR %s and it holds no %s: start the gateway there first, or set GETH_RPC_URL and DATABASE_URL', 500)
+export const GatewayStartingError = createError<[string, string]>('GW_ERR_GATEWAY_STARTING', 'A gateway (pid %s) runs Geth or PostgreSQL on DATA_DIR %s but has not written endpoints.json: wait until it serves, or set GETH_RPC_URL and DATABASE_URL', 500)
+export const IndexerBusyError = createError<[string]>('GW_ERR_INDEXER_BUSY', 'Another process holds the indexer lock on this database (a running gateway indexes it): stop the gateway, then run %s again', 500)
+export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_FAILED', 'Reindexing stopped at block %s: %s', 500)
+
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 
@@ -31,5 +38,5 @@ export class FatalError extends Error {
 export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
-  RouteNotFoundError
+  OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError
 ].map((E) => new E('', '').code)

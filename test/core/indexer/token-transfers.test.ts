@@ -9,8 +9,16 @@ const TOKEN = '0x' + '33'.repeat(20) as Hex
 const topic = (address: Hex) => zeroPadValue(address, 32) as Hex
 const word = (n: bigint) => toBeHex(n, 32) as Hex
 const log = (topics: Array<Hex | null>, data: Hex): LogRow => ({
-  block_number: 5, log_index: 2, transaction_hash: ('0x' + 'ab'.repeat(32)) as Hex, transaction_index: 0, address: TOKEN,
-  topic0: topics[0] ?? null, topic1: topics[1] ?? null, topic2: topics[2] ?? null, topic3: topics[3] ?? null, data
+  block_number: 5,
+  log_index: 2,
+  transaction_hash: ('0x' + 'ab'.repeat(32)) as Hex,
+  transaction_index: 0,
+  address: TOKEN,
+  topic0: topics[0] ?? null,
+  topic1: topics[1] ?? null,
+  topic2: topics[2] ?? null,
+  topic3: topics[3] ?? null,
+  data
 })
 
 t.test('decodeTokenTransfers() tells ERC-20 from ERC-721 by the indexed token id', async (t) => {
