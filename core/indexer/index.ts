@@ -11,6 +11,7 @@ import { decodeBlockBundle } from './decode.ts'
 import { fetchBlockBundles, fetchBlockHashes, fetchHead, fetchHeadNumber } from './fetch.ts'
 import { findCommonAncestor } from './reorg.ts'
 import { fetchBlockStates } from './state.ts'
+import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
@@ -20,6 +21,7 @@ import type { BlockRows, Hex } from './types.ts'
 
 const BATCH_BLOCKS = 20
 const BATCHES_IN_FLIGHT = 4
+/** Idle poll; with a WebSocket the new-head notification usually ends the wait first. */
 const HEAD_POLL_MS = 100
 const LOCK_RETRY_MS = 2000
 const RETRY_BASE_MS = 500
@@ -41,9 +43,12 @@ export type IndexerOptions = {
   /** For the advisory lock's own connection. */
   databaseUrl: string
   rpc: RpcClient
+  /** Geth's WebSocket endpoint for newHeads; polling only when undefined. */
+  wsUrl?: string
   log: Logger
   batchBlocks?: number
   batchesInFlight?: number
+  headPollMs?: number
 }
 
 class ReorgDetected extends Error {}
@@ -56,6 +61,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
   const state: IndexerStatus = { role: 'starting', indexedHead: null, nodeHead: null }
   let running: Promise<void> | undefined
   const tokenCache: TokenMetadataCache = new Map()
+  let newHeads: NewHeads
 
   async function run (): Promise<void> {
     const { signal } = controller
@@ -129,7 +135,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
         nextToFetch = to + 1
       }
       if (inFlight.length === 0) {
-        await sleep(HEAD_POLL_MS, undefined, { signal }).catch(() => {})
+        await newHeads.wait(o.headPollMs ?? HEAD_POLL_MS, signal)
         const latest = await fetchHead(o.rpc, signal)
         // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
         const stored = nextToFetch - 1
@@ -166,10 +172,14 @@ export function createIndexer (o: IndexerOptions): Indexer {
   }
 
   return Object.assign(events, {
-    start () { running ??= run() },
+    start () {
+      newHeads ??= watchNewHeads(o.wsUrl, o.log)
+      running ??= run()
+    },
     async stop () {
       controller.abort()
       await running
+      newHeads?.close()
     },
     status: () => ({ ...state })
   })

@@ -14,7 +14,7 @@ declare module 'fastify' {
  * the server is ready and is stopped (awaited) before the node and database.
  */
 async function indexer (app: FastifyInstance): Promise<void> {
-  const instance = createIndexer({ db: app.db.knex, databaseUrl: app.db.url, rpc: app.geth.rpc, log: app.log.child({ name: 'indexer' }) })
+  const instance = createIndexer({ db: app.db.knex, databaseUrl: app.db.url, rpc: app.geth.rpc, wsUrl: app.geth.wsUrl, log: app.log.child({ name: 'indexer' }) })
   app.decorate('indexer', instance)
   app.addHook('onReady', async () => instance.start())
   app.addHook('preClose', async () => await instance.stop())

@@ -7,7 +7,7 @@ import { JsonRpcProvider, Wallet } from 'ethers'
 import pino from 'pino'
 import { loadConfig } from '../../core/config.ts'
 import { createGethNode, type GethNode } from '../../geth/node.ts'
-import { createTestChainFiles } from '../support/chain.ts'
+import { createTestChainFiles, waitForReceipt } from '../support/chain.ts'
 
 const chain = await createTestChainFiles(t)
 const config = loadConfig({ ...process.env, ...chain.env })
@@ -23,7 +23,7 @@ async function sendTransfer (node: GethNode): Promise<{ blockNumber: number, blo
   const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
   try {
     const wallet = new Wallet(chain.account.privateKey, provider)
-    const receipt = await (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).wait()
+    const receipt = await waitForReceipt(provider, (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).hash)
     return { blockNumber: receipt!.blockNumber, blockHash: receipt!.blockHash }
   } finally {
     provider.destroy()

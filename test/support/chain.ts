@@ -3,11 +3,13 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Wallet } from 'ethers'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Wallet, type TransactionReceipt } from 'ethers'
 
 type Tap = { teardown (fn: () => unknown): void }
 
 export const TEST_ACCOUNT_BALANCE_WEI = 10n ** 24n
+const RECEIPT_POLL_MS = 20
 
 export type TestChainFiles = { dataDir: string, allocFile: string, account: Wallet, env: Record<string, string> }
 
@@ -25,4 +27,21 @@ export async function createTestChainFiles (t: Tap): Promise<TestChainFiles> {
     account,
     env: { DATA_DIR: dataDir, GENESIS_ALLOC: allocFile, CLIQUE_PERIOD: '0', PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' }
   }
+}
+
+type ReceiptSource = { getTransactionReceipt (hash: string): Promise<TransactionReceipt | null> }
+
+/**
+ * Polls for the receipt. Not ethers' tx.wait(): with clique period 0 no later
+ * block comes, and a block sealed between wait()'s first receipt check and its
+ * block poller's first look is never announced, so wait() can hang.
+ */
+export async function waitForReceipt (provider: ReceiptSource, hash: string, timeoutMs = 15_000): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const receipt = await provider.getTransactionReceipt(hash)
+    if (receipt !== null) return receipt
+    await sleep(RECEIPT_POLL_MS)
+  }
+  throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
 }

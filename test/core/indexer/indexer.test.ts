@@ -4,6 +4,7 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet, Interface, parseEth
 import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { hex, waitForIndexed } from '../../support/indexer.ts'
+import { waitForReceipt } from '../../support/chain.ts'
 import { once } from 'node:events'
 import { readIndexingStatus } from '../../../core/queries/indexing-status.ts'
 import type { BlockRows } from '../../../core/indexer/types.ts'
@@ -32,13 +33,13 @@ const txs = {
 async function deploy (source: URL, name: string, args: unknown[]): Promise<Contract> {
   const compiled = await compileContract(source, name)
   const contract = await new ContractFactory(compiled.abi as never, compiled.bytecode, sender).deploy(...args)
-  await contract.waitForDeployment()
+  await waitForReceipt(provider, contract.deploymentTransaction()!.hash)
   return contract as Contract
 }
 
 async function send (sent: Promise<{ hash: string }>, expectedStatus = 1): Promise<string> {
   const { hash } = await sent
-  const receipt = await provider.waitForTransaction(hash, 1, 15_000)
+  const receipt = await waitForReceipt(provider, hash)
   if (receipt?.status !== expectedStatus) throw new Error(`${hash} has status ${receipt?.status}`)
   return hash
 }

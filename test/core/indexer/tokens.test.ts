@@ -4,6 +4,7 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers'
 import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { hex, waitForIndexed } from '../../support/indexer.ts'
+import { waitForReceipt } from '../../support/chain.ts'
 
 const { app, url, chain } = await build(t)
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
@@ -18,11 +19,11 @@ const bytes = (h: string) => Buffer.from(h.slice(2), 'hex')
 async function deploy (source: URL, name: string, args: unknown[] = []): Promise<Contract> {
   const compiled = await compileContract(source, name)
   const contract = await new ContractFactory(compiled.abi as never, compiled.bytecode, owner).deploy(...args)
-  await contract.waitForDeployment()
+  await waitForReceipt(provider, contract.deploymentTransaction()!.hash)
   return contract as Contract
 }
 async function mined (sent: Promise<{ hash: string }>): Promise<void> {
-  const receipt = await provider.waitForTransaction((await sent).hash, 1, 15_000)
+  const receipt = await waitForReceipt(provider, (await sent).hash)
   if (receipt?.status !== 1) throw new Error('transaction failed')
 }
 

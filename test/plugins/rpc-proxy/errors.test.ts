@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { JsonRpcProvider, Wallet } from 'ethers'
 import { build, postRpc } from '../../helper.ts'
+import { waitForReceipt } from '../../support/chain.ts'
 
 const devKey = Wallet.createRandom().privateKey
 const { app, url, chain } = await build(t, {
@@ -145,13 +146,13 @@ t.test('eth_sendTransaction signs only for DEV_ACCOUNTS_FILE keys and never reac
 
   const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
-  await (await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: dev.address, value: 10n ** 18n })).wait()
+  await waitForReceipt(provider, (await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: dev.address, value: 10n ** 18n })).hash)
   const sends = await Promise.all([1, 2, 3].map(async (value) =>
     await postRpc(url, call('eth_sendTransaction', [{ from: dev.address.toLowerCase(), to: ADDRESS, value: '0x' + value.toString(16) }]))))
   for (const { json } of sends) {
     t.match(json.result, /^0x[0-9a-f]{64}$/, 'concurrent sends from one account each get a hash')
     if (json.result === undefined) continue
-    const receipt = await provider.waitForTransaction(json.result)
+    const receipt = await waitForReceipt(provider, json.result)
     t.equal(receipt?.status, 1)
     t.equal(receipt?.from, dev.address)
   }

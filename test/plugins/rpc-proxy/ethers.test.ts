@@ -3,6 +3,7 @@ import t from 'tap'
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, keccak256, AbiCoder, zeroPadValue, toBeHex, parseEther, id } from 'ethers'
 import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
+import { waitForReceipt } from '../../support/chain.ts'
 
 // A result cap of 1 lets the ERC-20's two Transfer logs show the cap.
 const { url, chain } = await build(t, { RPC_MAX_LOG_RESULTS: '1' })
@@ -23,8 +24,8 @@ t.test('eth_chainId and net_version report 793788', async (t) => {
 t.test('a signed transfer from a GENESIS_ALLOC account is mined with status 1', async (t) => {
   const before = await provider.getBalance(recipient)
   const tx = await sender.sendTransaction({ to: recipient, value: parseEther('1.5') })
-  const receipt = await tx.wait()
-  t.equal(receipt?.status, 1)
+  const receipt = await waitForReceipt(provider, tx.hash)
+  t.equal(receipt.status, 1)
   const raw = await provider.send('eth_getTransactionReceipt', [tx.hash])
   t.equal(raw.status, '0x1')
   t.equal(await provider.getBalance(recipient), before + parseEther('1.5'))
@@ -35,7 +36,7 @@ t.test('a signed transfer from a GENESIS_ALLOC account is mined with status 1', 
 t.test('an ERC-20 compiled for paris deploys, reads, estimates, logs and stores', async (t) => {
   const factory = new ContractFactory(compiled.abi as never, compiled.bytecode, sender)
   const token = await factory.deploy('Test Token', 'TT', SUPPLY)
-  const deployment = await token.deploymentTransaction()!.wait()
+  const deployment = await waitForReceipt(provider, token.deploymentTransaction()!.hash)
   const address = await token.getAddress()
   t.equal(deployment?.contractAddress, address, 'receipt carries contractAddress')
   t.not(await provider.getCode(address), '0x', 'eth_getCode returns the runtime code')
@@ -47,7 +48,7 @@ t.test('an ERC-20 compiled for paris deploys, reads, estimates, logs and stores'
   t.ok(estimate > 21000n && estimate < 100000n, `eth_estimateGas gives ${estimate}`)
 
   const transfer = await erc20.getFunction('transfer')(recipient, 42n)
-  const receipt = await transfer.wait()
+  const receipt = await waitForReceipt(provider, transfer.hash)
   t.equal(receipt.status, 1)
 
   const logs = await provider.getLogs({ address, fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber, topics: [id('Transfer(address,address,uint256)')] })
@@ -84,7 +85,7 @@ t.test('fee and block methods wallets call answer', async (t) => {
 t.test('block filters see new blocks', async (t) => {
   const filterId = await provider.send('eth_newBlockFilter', [])
   const tx = await sender.sendTransaction({ to: recipient, value: 1n })
-  const receipt = await tx.wait()
+  const receipt = await waitForReceipt(provider, tx.hash)
   const changes = await provider.send('eth_getFilterChanges', [filterId])
   t.ok(changes.includes(receipt!.blockHash), 'the new block hash is reported')
   t.equal(await provider.send('eth_uninstallFilter', [filterId]), true)

@@ -1,0 +1,36 @@
+// Following the head: Geth's newHeads notification wakes the indexer at once.
+import t from 'tap'
+import { once } from 'node:events'
+import pino from 'pino'
+import { JsonRpcProvider, Wallet } from 'ethers'
+import { loadConfig } from '../../../core/config.ts'
+import { openDatabase } from '../../../core/db/index.ts'
+import { createIndexer } from '../../../core/indexer/index.ts'
+import { createGethNode } from '../../../geth/node.ts'
+import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
+import { createTestDatabase } from '../../support/database.ts'
+
+const chain = await createTestChainFiles(t)
+const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' })
+const node = await createGethNode({ config: loadConfig({ ...process.env, ...chain.env }), log })
+await node.start()
+t.teardown(async () => await node.stop())
+const db = await openDatabase({ url: await createTestDatabase(t), dataDir: chain.dataDir, log })
+t.teardown(async () => await db.close())
+
+t.test('createIndexer() indexes a new block on its newHeads notification, not at the next poll', async (t) => {
+  // A poll interval far longer than the test: only the WebSocket can wake it.
+  const indexer = createIndexer({ db: db.knex, databaseUrl: db.url, rpc: node.rpc, wsUrl: node.wsUrl, log, headPollMs: 60_000 })
+  indexer.start()
+  t.teardown(async () => await indexer.stop())
+  await once(indexer, 'blocks') // the genesis
+  await new Promise((resolve) => setTimeout(resolve, 300)) // idle, waiting on the socket
+  const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  const sent = await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: Wallet.createRandom().address, value: 1n })
+  const receipt = await waitForReceipt(provider, sent.hash)
+  const sealedAt = Date.now()
+  const [batch] = await once(indexer, 'blocks')
+  t.equal(batch[0].block.number, receipt!.blockNumber)
+  t.ok(Date.now() - sealedAt < 2000, `indexed ${Date.now() - sealedAt} ms after the receipt`)
+})
