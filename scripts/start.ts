@@ -3,6 +3,7 @@
 import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
 import { buildApp } from '../plugins/index.ts'
+import { removeEndpoints, writeEndpoints } from '../core/endpoints.ts'
 
 const SHUTDOWN_GRACE_MS = 30_000
 
@@ -18,6 +19,8 @@ const log = createLogger({ level: config.logLevel })
 try {
   const app = await buildApp(config, { logger: log })
   await app.listen({ host: config.host, port: config.port })
+  // Geth and embedded PostgreSQL listen on random ports: `npm run ops` finds them here.
+  await writeEndpoints(config.dataDir, { pid: process.pid, geth_rpc_url: app.geth.rpc.url, database_url: app.db.url })
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`
   log.info({
     json_rpc: [`${base}/`, `${base}/rpc`],
@@ -39,7 +42,7 @@ try {
         process.exit(1)
       }, SHUTDOWN_GRACE_MS)
       timer.unref()
-      app.close().then(() => {
+      removeEndpoints(config.dataDir).catch(() => {}).then(() => app.close()).then(() => {
         log.info('stopped')
         process.exit(0)
       }, (err: unknown) => {

@@ -1,0 +1,71 @@
+// `npm run ops -- <command>`: operator commands on the index. Results go to
+// stdout, logs (pino) to stderr. Exit code 0 done, 1 mismatches or failure,
+// 2 a bad command line; always set with process.exit, because a child's exit
+// hooks (embedded PostgreSQL's once forced 0) must never decide it.
+import pino from 'pino'
+import { loadConfig, type Config } from '../core/config.ts'
+import { parseOpsArgs, USAGE, type OpsCommand } from './ops/args.ts'
+import { openOpsContext, type OpsContext } from './ops/context.ts'
+import type { OpsCommandContext } from './ops/command.ts'
+import { runVerifyIndex } from './ops/verify-index.ts'
+import { runReindex } from './ops/reindex.ts'
+
+const EXIT_FAILED = 1
+const EXIT_USAGE = 2
+/** As shells report a process stopped by SIGINT. */
+const EXIT_INTERRUPTED = 130
+
+let command: OpsCommand
+try {
+  command = parseOpsArgs(process.argv.slice(2))
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`)
+  process.exit(EXIT_USAGE)
+}
+if (command.name === 'help') {
+  process.stdout.write(`${USAGE}\n`)
+  process.exit(0)
+}
+
+let config: Config
+try {
+  config = loadConfig()
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`)
+  process.exit(EXIT_FAILED)
+}
+// Synchronous: process.exit below must not drop the last lines.
+const log = pino({ level: config.logLevel, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }))
+const out = (line: string): void => { process.stdout.write(`${line}\n`) }
+
+// Ctrl-C stops the command; Geth and PostgreSQL that ops started are still
+// stopped in order. A second Ctrl-C leaves at once (the next start stops them).
+const controller = new AbortController()
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED)
+    log.warn({ signal }, 'interrupted; stopping (again to leave at once)')
+    controller.abort()
+  })
+}
+
+let exitCode = EXIT_FAILED
+let ops: OpsContext | undefined
+try {
+  ops = await openOpsContext(config, log)
+  const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
+  exitCode = command.name === 'verify-index'
+    ? await runVerifyIndex(context, command)
+    : await runReindex(context, command)
+} catch (err) {
+  if (controller.signal.aborted) {
+    exitCode = EXIT_INTERRUPTED
+    process.stderr.write(`${command.name}: interrupted\n`)
+  } else {
+    const code = (err as { code?: string }).code
+    process.stderr.write(`${command.name} failed: ${code?.startsWith('GW_ERR_') === true ? `${code}: ` : ''}${(err as Error).message}\n`)
+  }
+} finally {
+  await ops?.close()
+}
+process.exit(exitCode)

@@ -1,0 +1,128 @@
+// `npm run ops` against a real gateway process (embedded PostgreSQL in its
+// DATA_DIR): through endpoints.json while it runs, on its own once it stopped,
+// and with GETH_RPC_URL/DATABASE_URL.
+import t from 'tap'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import knex from 'knex'
+import { createRpcClient } from '../../core/rpc/client.ts'
+import { ENDPOINTS_FILE, readEndpoints } from '../../core/endpoints.ts'
+import { createTestChainFiles } from '../support/chain.ts'
+import { sealBlocks, writeFundedAlloc } from '../support/blocks.ts'
+import { runOps, startGatewayProcess, waitFor, type OpsResult } from '../support/gateway-process.ts'
+
+const chain = await createTestChainFiles(t)
+const { wallets, allocFile } = await writeFundedAlloc(t, 4)
+// Empty: the gateway starts embedded PostgreSQL in DATA_DIR/postgres, as `npm start` does.
+const env = { ...chain.env, GENESIS_ALLOC: allocFile, DATABASE_URL: '', GETH_RPC_URL: '' }
+const gateway = await startGatewayProcess(t, env)
+const endpoints = (await readEndpoints(chain.dataDir))!
+const rpc = createRpcClient({ url: endpoints.geth_rpc_url, timeoutMs: 10_000 })
+t.teardown(() => rpc.close())
+const db = knex({ client: 'pg', connection: endpoints.database_url, pool: { min: 0, max: 2 } })
+t.teardown(async () => await db.destroy())
+
+const { head } = await sealBlocks({ rpc, wallets, rounds: 8 })
+await waitFor('the gateway to index the head', async () => {
+  const { body } = await gateway.health()
+  return body.indexer.head === head ? true : undefined
+})
+
+/** What ops prints for the running gateway: endpoints.json and nothing else. */
+const ops = async (...args: string[]): Promise<OpsResult> => await runOps(args, env)
+const mismatchLines = (result: OpsResult) => result.stdout.split('\n').filter((l) => l.startsWith('block '))
+
+t.test('ops --help prints the usage and exits 0; a bad command line exits 2 with it', async (t) => {
+  const [help, bogus] = await Promise.all([ops('--help'), ops('bogus', '--from', '1')])
+  t.equal(help.exitCode, 0)
+  t.match(help.stdout, /verify-index \[--from N\] \[--to M\][\s\S]*reindex --from N/)
+  t.equal(bogus.exitCode, 2)
+  t.match(bogus.stderr, 'Invalid ops command line: unknown command "bogus"')
+  t.match(bogus.stderr, 'Usage: npm run ops')
+})
+
+t.test('the gateway publishes its Geth and database in endpoints.json', async (t) => {
+  t.equal(endpoints.pid, gateway.pid)
+  t.match(endpoints.geth_rpc_url, /^http:\/\/127\.0\.0\.1:\d+$/)
+  t.match(endpoints.database_url, /^postgres:\/\/.*@127\.0\.0\.1:\d+\/gateway$/)
+})
+
+t.test('verify-index finds no mismatch on the running gateway\'s index', async (t) => {
+  const result = await ops('verify-index')
+  t.equal(result.exitCode, 0, result.stderr)
+  t.match(result.stdout, `node: the gateway's (pid ${gateway.pid}, endpoints.json)`)
+  t.match(result.stdout, `verified blocks 0..${head} (${head + 1} blocks): no mismatches`)
+  t.same(mismatchLines(result), [])
+})
+
+t.test('verify-index with GETH_RPC_URL and DATABASE_URL needs nothing from DATA_DIR', async (t) => {
+  const empty = await mkdtemp(join(tmpdir(), 'tg-ops-'))
+  t.teardown(async () => await rm(empty, { recursive: true, force: true }))
+  const result = await runOps(['verify-index'], { DATA_DIR: empty, GETH_RPC_URL: endpoints.geth_rpc_url, DATABASE_URL: endpoints.database_url })
+  t.equal(result.exitCode, 0, result.stderr)
+  t.match(result.stdout, 'node: GETH_RPC_URL; database: DATABASE_URL')
+  const nothing = await runOps(['verify-index'], { DATA_DIR: empty, GETH_RPC_URL: '', DATABASE_URL: '' })
+  t.equal(nothing.exitCode, 1)
+  t.match(nothing.stderr, 'GW_ERR_OPS_DATA_DIR_EMPTY')
+})
+
+t.test('ops leaves a gateway that has not published endpoints.json alone', async (t) => {
+  const file = join(chain.dataDir, ENDPOINTS_FILE)
+  const saved = await readFile(file, 'utf8')
+  await rm(file)
+  t.teardown(async () => await writeFile(file, saved, { mode: 0o600 }))
+  const result = await ops('verify-index')
+  t.equal(result.exitCode, 1)
+  t.match(result.stderr, `GW_ERR_GATEWAY_STARTING: A gateway (pid ${gateway.pid})`)
+  t.equal((await gateway.health()).body.geth.status, 'ok', 'its Geth is untouched')
+})
+
+t.test('reindex refuses while the gateway holds the indexer lock', async (t) => {
+  const result = await ops('reindex', '--from', '1')
+  t.equal(result.exitCode, 1)
+  t.match(result.stderr, 'GW_ERR_INDEXER_BUSY')
+  t.match(result.stderr, 'stop the gateway, then run reindex again')
+  t.equal(Number((await db('blocks').max({ n: 'number' }).first())!.n), head, 'nothing was deleted')
+})
+
+let damagedFrom = 0
+t.test('verify-index reports a tampered index, one line per mismatch, and exits 1', async (t) => {
+  const failed = await db('transactions').where('status', 0).orderBy('block_number').first('hash', 'block_number')
+  const logged = await db('logs').where('block_number', '>', failed.block_number).orderBy('block_number').first('block_number', 'log_index')
+  await db('transactions').where('hash', failed.hash).update({ status: 1 })
+  await db('logs').where({ block_number: logged.block_number, log_index: logged.log_index }).delete()
+  damagedFrom = Number(failed.block_number)
+  const result = await ops('verify-index')
+  t.equal(result.exitCode, 1)
+  t.same(mismatchLines(result), [
+    `block ${failed.block_number}: transaction 0x${failed.hash.toString('hex')} has status 1 in the index, 0 on the node`,
+    `block ${logged.block_number}: ${await logCount(logged.block_number)} logs in the index, ${await logCount(logged.block_number) + 1} on the node`
+  ])
+  t.match(result.stdout, '2 mismatches in 2 blocks')
+  const before = await ops('verify-index', '--to', String(damagedFrom - 1))
+  t.equal(before.exitCode, 0, 'the blocks below the damage are fine')
+  t.match(before.stdout, `verified blocks 0..${damagedFrom - 1}`)
+})
+
+t.test('with the gateway stopped, reindex --from repairs the index and verify-index passes', async (t) => {
+  // Our connections would outlive the server they point at.
+  await db.destroy()
+  gateway.kill('SIGTERM')
+  t.same(await gateway.exited, { code: 0, signal: null }, 'the gateway stops cleanly')
+  t.equal(await readEndpoints(chain.dataDir), undefined, 'and removes endpoints.json')
+  const reindex = await ops('reindex', '--from', String(damagedFrom))
+  t.equal(reindex.exitCode, 0, reindex.stderr)
+  t.match(reindex.stdout, 'node: Geth started from DATA_DIR; database: embedded PostgreSQL started from DATA_DIR')
+  t.match(reindex.stdout, `deleted blocks ${damagedFrom}..${head}: ${head - damagedFrom + 1} blocks`)
+  t.match(reindex.stdout, `indexed blocks ${damagedFrom}..${head}: ${head - damagedFrom + 1} blocks`)
+  const verify = await ops('verify-index')
+  t.equal(verify.exitCode, 0, verify.stdout + verify.stderr)
+  t.match(verify.stdout, `verified blocks 0..${head} (${head + 1} blocks): no mismatches`)
+  t.equal(await readFile(join(chain.dataDir, 'geth.pid'), 'utf8').catch(() => 'gone'), 'gone', 'ops stopped its Geth')
+  t.equal(await readFile(join(chain.dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => 'gone'), 'gone', 'and its PostgreSQL')
+})
+
+async function logCount (block: number): Promise<number> {
+  return Number((await db('logs').where('block_number', block).count({ n: '*' }).first())!.n)
+}
