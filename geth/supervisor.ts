@@ -61,6 +61,9 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
       buffer: false,
       stdin: 'ignore',
       cleanup: true,
+      // Its own process group: a Ctrl-C in the terminal reaches the gateway only,
+      // which stops the indexer before Geth instead of Geth dying under it.
+      detached: true,
       extendEnv: false,
       env: o.env
     }) as Child
