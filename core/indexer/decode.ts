@@ -9,7 +9,7 @@ const dec = (hex: Hex | undefined): string => BigInt(hex ?? '0x0').toString()
 const num = (hex: Hex): number => Number(hex)
 const lower = <T extends Hex | null | undefined>(hex: T): T => (hex?.toLowerCase() ?? hex) as T
 
-export function decodeBlockBundle ({ block, receipts, traces }: BlockBundle): BlockRows {
+export function decodeBlockBundle ({ block, receipts, traces, signer }: BlockBundle): BlockRows {
   const number = num(block.number)
   const receiptByHash = new Map(receipts.map((r) => [r.transactionHash, r]))
   const transactions = block.transactions.map((tx): TransactionRow => {
@@ -51,7 +51,7 @@ export function decodeBlockBundle ({ block, receipts, traces }: BlockBundle): Bl
       parent_hash: block.parentHash,
       timestamp: num(block.timestamp),
       miner: lower(block.miner),
-      signer: recoverCliqueSigner(block),
+      signer: signer ?? recoverCliqueSigner(block),
       gas_limit: dec(block.gasLimit),
       gas_used: dec(block.gasUsed),
       base_fee_per_gas: block.baseFeePerGas === undefined ? null : dec(block.baseFeePerGas),

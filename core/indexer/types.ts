@@ -83,7 +83,13 @@ export type RpcCallFrame = {
 export type RpcTraceResult = { txHash?: Hex, result?: RpcCallFrame, error?: string }
 
 /** Everything the node says about one block. */
-export type BlockBundle = { block: RpcBlock, receipts: RpcReceipt[], traces: RpcTraceResult[] }
+export type BlockBundle = {
+  block: RpcBlock
+  receipts: RpcReceipt[]
+  traces: RpcTraceResult[]
+  /** From clique_getSigner when the node has the clique API. */
+  signer?: Hex
+}
 
 export type BlockRow = {
   number: number

@@ -7,7 +7,8 @@ import { hex, waitForIndexed } from '../../support/indexer.ts'
 import { waitForReceipt } from '../../support/chain.ts'
 import { once } from 'node:events'
 import { readIndexingStatus } from '../../../core/queries/indexing-status.ts'
-import type { BlockRows } from '../../../core/indexer/types.ts'
+import type { BlockRows, RpcBlock } from '../../../core/indexer/types.ts'
+import { recoverCliqueSigner } from '../../../core/indexer/clique-signer.ts'
 
 const { app, url, chain } = await build(t)
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
@@ -59,6 +60,13 @@ t.test('every block matches the node, with the clique signer recovered', async (
     if (Number(row.number) > 0) {
       t.equal(hex(row.signer), (await rpc.call<string>('clique_getSigner', [block.hash])).toLowerCase(), `block ${row.number} signer`)
     }
+  }
+})
+
+t.test('recoverCliqueSigner() recovers the seal as Geth does (the fallback without the clique API)', async (t) => {
+  for (let n = 1; n <= head; n++) {
+    const block = await rpc.call<RpcBlock>('eth_getBlockByNumber', ['0x' + n.toString(16), false])
+    t.equal(recoverCliqueSigner(block), (await rpc.call<string>('clique_getSigner', [block.hash])).toLowerCase(), `block ${n}`)
   }
 })
 
