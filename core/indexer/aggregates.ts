@@ -26,15 +26,39 @@ const counterDeltas = (range: string) => `
     union all select "to", 0, 1, 0 from token_transfers where ${range} and "to" <> "from"
   ) x group by a`
 
+/** Which of the range's (token, holder) pairs hold a positive balance of any id right now. */
+async function readHolding (trx: Knex.Transaction, range: string, bindings: number[]): Promise<Map<string, boolean>> {
+  const { rows } = await trx.raw(`
+    select a.token_address, a.holder,
+      exists (select 1 from token_balances b where b.token_address = a.token_address and b.holder = a.holder and b.value > 0) as held
+    from (select distinct token_address, holder from (${tokenDeltas(range)}) d) a`, [...bindings, ...bindings])
+  return new Map(rows.map((r: { token_address: Buffer, holder: Buffer, held: boolean }) => [`${r.token_address.toString('hex')}:${r.holder.toString('hex')}`, r.held]))
+}
+
+/**
+ * Adds (or takes out) the range's transfers to token balances and moves each
+ * token's holder count by the holders that start or stop holding: work in
+ * proportion to the batch, not to the token's holders.
+ */
 async function shiftTokenBalances (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
+  const before = await readHolding(trx, range, bindings)
+  if (before.size === 0) return
   await trx.raw(`
     insert into token_balances (token_address, holder, token_id, value)
     select token_address, holder, token_id, ${sign} * sum(delta) from (${tokenDeltas(range)}) d group by 1, 2, 3
     on conflict (token_address, holder, token_id) do update set value = token_balances.value + excluded.value`, [...bindings, ...bindings])
   await trx.raw(`delete from token_balances where value = 0 and token_address in (select distinct token_address from token_transfers where ${range})`, bindings)
-  await trx.raw(`
-    update tokens t set holder_count = (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0)
-    where t.address in (select distinct token_address from token_transfers where ${range})`, bindings)
+  const after = await readHolding(trx, range, bindings)
+  const change = new Map<string, number>()
+  for (const [key, held] of after) {
+    const delta = Number(held) - Number(before.get(key) ?? false)
+    if (delta !== 0) change.set(key.split(':')[0]!, (change.get(key.split(':')[0]!) ?? 0) + delta)
+  }
+  if (change.size === 0) return
+  await trx.raw(`update tokens set holder_count = holder_count + d.n
+    from unnest(?::text[], ?::integer[]) as d(address, n) where tokens.address = decode(d.address, 'hex')`,
+  // Array literals: knex would spread a JS array binding into a list. Hex and integers need no quoting.
+  [`{${[...change.keys()].join(',')}}`, `{${[...change.values()].join(',')}}`])
 }
 
 async function shiftCounters (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
@@ -83,13 +107,9 @@ export async function removeBlocksFrom (trx: Knex.Transaction, from: number): Pr
     select distinct address as hash from coin_balances where ${range}`, bindings)
   await shiftCounters(trx, range, -1, bindings)
   await shiftTokenBalances(trx, range, -1, bindings)
-  await trx.raw(`create temporary table affected_tokens on commit drop as
-    select distinct token_address as address from token_transfers where ${range}`, bindings)
   const removed = await trx('blocks').where('number', '>=', from).delete()
   await recomputeAddresses(trx, from)
   await trx.raw('delete from tokens where first_block >= ?', [from])
-  await trx.raw(`update tokens t set holder_count = (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0)
-    where t.address in (select address from affected_tokens)`)
   return removed
 }
 

@@ -2,7 +2,7 @@
 // Fetches run ahead of the store (a bounded number of batches in flight);
 // each batch is stored in one transaction after its parent hash is checked
 // against the stored chain, so a reorg is caught before anything is written.
-import { EventEmitter } from 'node:events'
+import { EventEmitter, setMaxListeners } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
@@ -58,6 +58,8 @@ export function createIndexer (o: IndexerOptions): Indexer {
   const batchBlocks = o.batchBlocks ?? BATCH_BLOCKS
   const batchesInFlight = o.batchesInFlight ?? BATCHES_IN_FLIGHT
   const controller = new AbortController()
+  // Every fetch in flight listens on it: more than Node's default of ten is expected.
+  setMaxListeners(100, controller.signal)
   const state: IndexerStatus = { role: 'starting', indexedHead: null, nodeHead: null }
   let running: Promise<void> | undefined
   const tokenCache: TokenMetadataCache = new Map()

@@ -4,6 +4,10 @@ import { Pool } from 'undici'
 import { RetryableError } from '../errors.ts'
 
 const DEFAULT_CONNECTIONS = 64
+/** Geth refuses batches over 1000 calls (--rpc.batch-request-limit); stay well under. */
+const MAX_BATCH_CALLS = 500
+/** Geth's answer to the items after its 25 MB batch response limit. */
+const RESPONSE_TOO_LARGE_CODE = -32003
 
 /** A JSON-RPC error the node answered with: the request reached it. */
 export class RpcResponseError extends Error {
@@ -81,8 +85,19 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
     return parsed.result as T
   }
 
-  async function batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]> {
+  /** Sends calls as batches of at most MAX_BATCH_CALLS; items the node found too large go again in smaller batches. */
+  async function batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal, chunk = MAX_BATCH_CALLS): Promise<RpcItemAnswer[]> {
     if (calls.length === 0) return []
+    const answers: RpcItemAnswer[] = []
+    for (let start = 0; start < calls.length; start += chunk) answers.push(...await sendBatch(calls.slice(start, start + chunk), signal))
+    const tooLarge = answers.flatMap((a, i) => a.error?.code === RESPONSE_TOO_LARGE_CODE ? [i] : [])
+    if (tooLarge.length === 0 || chunk === 1) return answers
+    const retried = await batchAnswers(tooLarge.map((i) => calls[i]!), signal, Math.max(1, Math.floor(chunk / 4)))
+    tooLarge.forEach((i, j) => { answers[i] = retried[j]! })
+    return answers
+  }
+
+  async function sendBatch (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]> {
     const { status, body } = await send(JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params }))), signal)
     let parsed: Array<RpcItemAnswer & { id: number }>
     try {
