@@ -19,7 +19,8 @@ import { isRetryable } from './failures.ts'
 import { createProgress } from './progress.ts'
 import type { BlockRows, Hex } from './types.ts'
 
-const BATCH_BLOCKS = 20
+// Larger batches spread each transaction's fixed cost (statements, commit) over more rows.
+const BATCH_BLOCKS = 50
 const BATCHES_IN_FLIGHT = 4
 /** Idle poll; with a WebSocket the new-head notification usually ends the wait first. */
 const HEAD_POLL_MS = 100

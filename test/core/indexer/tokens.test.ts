@@ -119,6 +119,6 @@ t.test('a rewound chain leaves balances and counters equal to the node', async (
   t.equal(await db('token_balances').where('token_address', bytes(await multi.getAddress())).first(), undefined)
   const sender = await db('addresses').where('hash', bytes(owner.address)).first()
   t.equal(Number(sender.nonce), await provider.getTransactionCount(owner.address))
-  const counts = await db.raw(`select t.holder_count, (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0) as actual from tokens t`)
+  const counts = await db.raw('select t.holder_count, (select count(distinct holder) from token_balances b where b.token_address = t.address and b.value > 0) as actual from tokens t')
   for (const row of counts.rows) t.equal(row.holder_count, Number(row.actual), 'holder counts follow the balances through the reorg')
 })

@@ -1,0 +1,48 @@
+// Waiting for an indexer to store a given block: its `blocks` event (after
+// commit) gives the moment; its status catches a failed or stalled indexer.
+import type { Indexer } from '../../../core/indexer/index.ts'
+import type { BlockRows } from '../../../core/indexer/types.ts'
+
+const STATUS_POLL_MS = 250
+/** No new block stored for this long while behind: retrying something that will not pass. */
+const STALL_MS = 90_000
+
+export type WaitOptions = { timeoutMs: number, lastWarning?: () => string | undefined }
+
+/** Resolves with performance.now() at the commit that made `head` stored. */
+export async function waitForIndexed (indexer: Indexer, head: number, { timeoutMs, lastWarning }: WaitOptions): Promise<number> {
+  return await new Promise<number>((resolve, reject) => {
+    let progressAt = performance.now()
+    let indexed = indexer.status().indexedHead
+    const why = (): string => {
+      const warning = lastWarning?.()
+      return `status ${JSON.stringify(indexer.status())}${warning === undefined ? '' : `; last warning: ${warning}`}`
+    }
+    const finish = (error: Error | undefined, at = performance.now()): void => {
+      indexer.off('blocks', onBlocks)
+      clearInterval(poll)
+      clearTimeout(timeout)
+      if (error === undefined) resolve(at)
+      else reject(error)
+    }
+    const onBlocks = (batch: BlockRows[]): void => {
+      if (batch[batch.length - 1]!.block.number >= head) finish(undefined)
+    }
+    const poll = setInterval(() => {
+      const status = indexer.status()
+      if (status.role === 'failed') return finish(new Error(`the indexer failed: ${why()}`))
+      if (status.indexedHead !== null && status.indexedHead >= head) return finish(undefined)
+      if (status.indexedHead !== indexed) {
+        indexed = status.indexedHead
+        progressAt = performance.now()
+      } else if (performance.now() - progressAt > STALL_MS) {
+        finish(new Error(`the indexer stored nothing for ${STALL_MS / 1000} s short of block ${head}: ${why()}`))
+      }
+    }, STATUS_POLL_MS)
+    const timeout = setTimeout(() => finish(new Error(`the indexer did not reach block ${head} within ${timeoutMs / 1000} s: ${why()}`)), timeoutMs)
+    indexer.on('blocks', onBlocks)
+    // Already there (an earlier wait or a tiny chain).
+    const status = indexer.status()
+    if (status.indexedHead !== null && status.indexedHead >= head) finish(undefined)
+  })
+}
