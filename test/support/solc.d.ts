@@ -1,4 +1,0 @@
-declare module 'solc' {
-  const solc: { compile (input: string): string, version (): string }
-  export default solc
-}
