@@ -1,10 +1,24 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance } from 'fastify'
 import { mainPageRoutes } from './main-page.ts'
+import { blockRoutes } from './blocks.ts'
+import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
-  await app.register(mainPageRoutes, { prefix: '/api/v2' })
+  await app.register(async (scope) => {
+    useBlockscoutValidation(scope)
+    scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
+      if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
+      if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
+      request.log.error({ err: error, reqId: request.id }, 'REST request failed')
+      return await reply.code(500).send({ message: 'Internal server error' })
+    })
+    // As Blockscout: a path under /api/v2 that names no action is a 400.
+    scope.setNotFoundHandler(async (_request, reply) => await reply.code(400).send({ message: 'Unknown API v2 action' }))
+    await scope.register(mainPageRoutes)
+    await scope.register(blockRoutes)
+  }, { prefix: '/api/v2' })
 }
 
 export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

@@ -1,0 +1,60 @@
+// Block reads for the explorer APIs: keyset pages by number (the primary key's
+// order, so a deep page costs what the first does) and fees summed per block.
+import type { Knex } from 'knex'
+
+export const PAGE_SIZE = 50
+
+export type BlockRecord = {
+  number: number
+  hash: Buffer
+  parent_hash: Buffer
+  timestamp: Date
+  signer: Buffer | null
+  miner: Buffer
+  signer_is_contract: boolean
+  gas_limit: string
+  gas_used: string
+  base_fee_per_gas: string | null
+  size: number
+  nonce: Buffer
+  difficulty: string
+  total_difficulty: string
+  transaction_count: number
+  internal_transaction_count: number
+  /** Sum of gas used x effective gas price over the block's transactions, in wei. */
+  transaction_fees: string
+  /** Sum of (effective gas price - base fee) x gas used: the signer's tips, in wei. */
+  priority_fees: string
+}
+
+const BLOCK_COLUMNS = `
+  b.number, b.hash, b.parent_hash, b.timestamp, b.signer, b.miner, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.size,
+  b.nonce, b.difficulty, b.total_difficulty, b.transaction_count, b.internal_transaction_count,
+  coalesce(a.contract_code is not null, false) as signer_is_contract,
+  coalesce(f.transaction_fees, 0)::text as transaction_fees, coalesce(f.priority_fees, 0)::text as priority_fees`
+
+const FEES = `
+  left join lateral (
+    select sum(t.gas_used * t.effective_gas_price) as transaction_fees,
+      sum(t.gas_used * (t.effective_gas_price - coalesce(b.base_fee_per_gas, 0))) as priority_fees
+    from transactions t where t.block_number = b.number
+  ) f on true
+  left join addresses a on a.hash = coalesce(b.signer, b.miner)`
+
+/** A page of blocks below `before` (newest first), one more than a page to tell whether another follows. */
+export async function listBlocks (db: Knex, before: number | undefined, limit = PAGE_SIZE): Promise<BlockRecord[]> {
+  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from (
+      select * from blocks ${before === undefined ? '' : 'where number < ?'} order by number desc limit ?
+    ) b ${FEES} order by b.number desc`, before === undefined ? [limit + 1] : [before, limit + 1])
+  return rows.map(normalise)
+}
+
+export async function findBlock (db: Knex, key: { number: number } | { hash: Buffer }): Promise<BlockRecord | undefined> {
+  const [where, value] = 'number' in key ? ['b.number = ?', key.number] : ['b.hash = ?', key.hash]
+  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from blocks b ${FEES} where ${where}`, [value])
+  return rows[0] === undefined ? undefined : normalise(rows[0])
+}
+
+function normalise (row: BlockRecord): BlockRecord {
+  return { ...row, number: Number(row.number) }
+}

@@ -1,0 +1,68 @@
+// Blockscout's JSON shapes from stored rows: big numbers as strings,
+// checksummed addresses in address objects, ISO timestamps with microseconds.
+import { getAddress } from 'ethers'
+import type { BlockRecord } from '../../core/queries/blocks.ts'
+
+export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
+
+/** "2025-09-15T13:52:12.000000Z": Blockscout prints microseconds. */
+export const timestamp = (date: Date): string => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
+
+/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
+export function addressObject (bytes: Buffer, isContract: boolean) {
+  return {
+    hash: getAddress(hex(bytes)),
+    is_contract: isContract,
+    name: null,
+    is_scam: false,
+    reputation: 'ok',
+    proxy_type: null,
+    implementations: [],
+    is_verified: false,
+    ens_domain_name: null,
+    metadata: null,
+    private_tags: [],
+    watchlist_names: [],
+    public_tags: []
+  }
+}
+
+/** EIP-1559 elasticity: the gas target is half the limit. */
+const ELASTICITY_MULTIPLIER = 2n
+
+/** A Block; the list variant leaves the detail-only counts null, as Blockscout does. */
+export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
+  const gasUsed = BigInt(b.gas_used)
+  const gasLimit = BigInt(b.gas_limit)
+  const fees = BigInt(b.transaction_fees)
+  const burnt = b.base_fee_per_gas === null ? null : BigInt(b.base_fee_per_gas) * gasUsed
+  const target = gasLimit / ELASTICITY_MULTIPLIER
+  return {
+    height: b.number,
+    hash: hex(b.hash),
+    parent_hash: hex(b.parent_hash),
+    timestamp: timestamp(b.timestamp),
+    transactions_count: b.transaction_count,
+    internal_transactions_count: variant === 'detail' ? b.internal_transaction_count : null,
+    withdrawals_count: variant === 'detail' ? 0 : null,
+    // Clique blocks name the zero address as miner: the signer is who made the block.
+    miner: addressObject(b.signer ?? b.miner, b.signer_is_contract),
+    size: b.size,
+    difficulty: b.difficulty,
+    total_difficulty: b.total_difficulty,
+    gas_used: b.gas_used,
+    gas_limit: b.gas_limit,
+    nonce: hex(b.nonce),
+    base_fee_per_gas: b.base_fee_per_gas,
+    burnt_fees: burnt === null ? null : burnt.toString(),
+    priority_fee: b.priority_fees,
+    transaction_fees: fees.toString(),
+    gas_used_percentage: gasLimit === 0n ? 0 : Number(gasUsed * 10000n / gasLimit) / 100,
+    gas_target_percentage: target === 0n ? 0 : Number((gasUsed - target) * 10000n / target) / 100,
+    burnt_fees_percentage: burnt === null || fees === 0n ? null : Number(burnt * 10000n / fees) / 100,
+    uncles_hashes: [],
+    rewards: [],
+    type: 'block',
+    is_pending_update: false
+  }
+}

@@ -1,0 +1,99 @@
+// Response and parameter schemas shared by the REST routes. They validate
+// input, serialise output (fields not listed here are not sent) and feed /api-docs.
+
+export const ADDRESS_PATTERN = '^0x([A-Fa-f0-9]{40})$'
+export const HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$'
+
+const nullable = (type: string) => ({ type: [type, 'null'] })
+const intString = { type: 'string', pattern: '^-?[0-9]+$' }
+const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
+const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } }
+
+export const addressObject = {
+  type: 'object',
+  required: ['hash', 'is_contract', 'name', 'is_scam', 'reputation', 'proxy_type', 'implementations', 'is_verified', 'ens_domain_name', 'metadata'],
+  properties: {
+    hash: { type: 'string' },
+    is_contract: nullable('boolean'),
+    name: nullable('string'),
+    is_scam: { type: 'boolean' },
+    reputation: { type: 'string' },
+    proxy_type: nullable('string'),
+    implementations: { type: 'array', items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } },
+    is_verified: nullable('boolean'),
+    ens_domain_name: nullable('string'),
+    metadata: { type: ['object', 'null'], additionalProperties: true },
+    private_tags: tagList,
+    watchlist_names: tagList,
+    public_tags: tagList
+  }
+}
+
+export const block = {
+  type: 'object',
+  required: ['height', 'hash', 'parent_hash', 'timestamp', 'transactions_count', 'internal_transactions_count', 'miner', 'size', 'difficulty',
+    'total_difficulty', 'gas_used', 'gas_limit', 'nonce', 'base_fee_per_gas', 'burnt_fees', 'priority_fee', 'uncles_hashes', 'rewards',
+    'gas_target_percentage', 'gas_used_percentage', 'burnt_fees_percentage', 'transaction_fees', 'type', 'withdrawals_count', 'is_pending_update'],
+  properties: {
+    height: { type: 'integer' },
+    hash: { type: 'string' },
+    parent_hash: { type: 'string' },
+    timestamp: { type: 'string' },
+    transactions_count: { type: 'integer' },
+    internal_transactions_count: nullable('integer'),
+    withdrawals_count: nullable('integer'),
+    miner: addressObject,
+    size: nullable('integer'),
+    difficulty: intStringNullable,
+    total_difficulty: intStringNullable,
+    gas_used: intString,
+    gas_limit: intString,
+    nonce: { type: 'string' },
+    base_fee_per_gas: intStringNullable,
+    burnt_fees: intStringNullable,
+    priority_fee: intStringNullable,
+    transaction_fees: intString,
+    gas_used_percentage: { type: 'number' },
+    gas_target_percentage: { type: 'number' },
+    burnt_fees_percentage: nullable('number'),
+    uncles_hashes: { type: 'array', items: { type: 'object', properties: { hash: { type: 'string' } } } },
+    rewards: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, reward: intString } } },
+    type: { type: 'string', enum: ['block', 'uncle', 'reorg'] },
+    is_pending_update: nullable('boolean')
+  }
+}
+
+/** `{ items, next_page_params }`; next_page_params is null on the last page. */
+export const page = (item: object, cursor: Record<string, object>) => ({
+  type: 'object',
+  required: ['items', 'next_page_params'],
+  properties: {
+    items: { type: 'array', items: item },
+    next_page_params: { type: ['object', 'null'], properties: cursor, additionalProperties: true }
+  }
+})
+
+/** Blockscout's 422 body for parameters that fail validation. */
+export const validationError = {
+  type: 'object',
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { title: { type: 'string' }, source: { type: 'object', properties: { pointer: { type: 'string' } } }, detail: { type: 'string' } }
+      }
+    }
+  }
+}
+
+export const message = { type: 'object', properties: { message: { type: 'string' } } }
+
+/** Every operation accepts `apikey` and `key`; nothing else unless declared. */
+export const query = (properties: Record<string, object> = {}) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { apikey: { type: 'string' }, key: { type: 'string' }, ...properties }
+})
+
+export const itemsCount = { type: 'integer', minimum: 1, maximum: 50 }

@@ -1,0 +1,44 @@
+// Validates responses against Blockscout's own OpenAPI description in
+// ../shared/api. OpenAPI 3.0's `nullable` becomes a JSON-schema null type
+// first; numbers may arrive as numeric strings, as OpenApiSpex casts them.
+import { existsSync, readFileSync } from 'node:fs'
+import { Ajv } from 'ajv'
+import { parse } from 'yaml'
+
+const SPEC_FILE = new URL('../../../shared/api/blockscout-openapi-11.2.7.yaml', import.meta.url)
+
+export const OPENAPI_SPEC_PRESENT = existsSync(SPEC_FILE)
+
+type Schema = Record<string, unknown>
+
+function withNullTypes (node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withNullTypes)
+  if (node === null || typeof node !== 'object') return node
+  const out: Schema = {}
+  for (const [key, value] of Object.entries(node)) if (!key.startsWith('x-')) out[key] = withNullTypes(value)
+  if (out.nullable === true) {
+    delete out.nullable
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null]
+    if (typeof out.type === 'string') out.type = [out.type, 'null']
+    else return { anyOf: [out, { type: 'null' }] }
+  }
+  if (out.type === 'number') return { anyOf: [out, { type: 'string', pattern: '^-?[0-9.]+$' }] }
+  return out
+}
+
+let ajv: Ajv | undefined
+let spec: { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> } | undefined
+
+/** A validator for one operation's response, or undefined when ../shared is absent. */
+export function responseValidator (path: string, status = '200') {
+  if (!OPENAPI_SPEC_PRESENT) return undefined
+  if (ajv === undefined || spec === undefined) {
+    spec = withNullTypes(parse(readFileSync(SPEC_FILE, 'utf8'))) as typeof spec
+    ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+    ajv.addSchema(spec as object, 'spec')
+  }
+  const schema = spec!.paths[path]?.get?.responses[status]?.content?.['application/json']?.schema
+  if (schema === undefined) throw new Error(`the spec has no ${status} response for GET ${path}`)
+  const validate = ajv.compile({ $ref: `spec#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${status}/content/application~1json/schema` })
+  return (body: unknown): string | undefined => validate(body) ? undefined : ajv!.errorsText(validate.errors, { separator: '\n' })
+}
