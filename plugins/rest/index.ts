@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
+import { transactionRoutes } from './transactions.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
@@ -18,6 +19,7 @@ async function rest (app: FastifyInstance): Promise<void> {
     scope.setNotFoundHandler(async (_request, reply) => await reply.code(400).send({ message: 'Unknown API v2 action' }))
     await scope.register(mainPageRoutes)
     await scope.register(blockRoutes)
+    await scope.register(transactionRoutes)
   }, { prefix: '/api/v2' })
 }
 

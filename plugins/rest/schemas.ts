@@ -97,3 +97,70 @@ export const query = (properties: Record<string, object> = {}) => ({
 })
 
 export const itemsCount = { type: 'integer', minimum: 1, maximum: 50 }
+
+const anyObject = (nullable = false) => ({ type: nullable ? ['object', 'null'] : 'object', additionalProperties: true })
+
+export const tokenTransfer = {
+  type: 'object',
+  properties: {
+    transaction_hash: { type: 'string' },
+    from: addressObject,
+    to: addressObject,
+    total: anyObject(true),
+    token: anyObject(true),
+    type: { type: 'string' },
+    timestamp: nullable('string'),
+    method: nullable('string'),
+    block_hash: { type: 'string' },
+    block_number: { type: 'integer' },
+    log_index: { type: 'integer' },
+    token_type: { type: 'string' }
+  }
+}
+
+const addressOrNull = { ...addressObject, type: ['object', 'null'] }
+
+export const transaction = {
+  type: 'object',
+  required: ['hash', 'result', 'status', 'block_number', 'timestamp', 'from', 'to', 'created_contract', 'confirmations', 'confirmation_duration',
+    'value', 'fee', 'gas_price', 'type', 'gas_used', 'gas_limit', 'max_fee_per_gas', 'max_priority_fee_per_gas', 'base_fee_per_gas'],
+  properties: {
+    hash: { type: 'string' },
+    result: { type: 'string' },
+    status: nullable('string'),
+    block_number: nullable('integer'),
+    timestamp: nullable('string'),
+    confirmations: { type: 'integer' },
+    confirmation_duration: { type: 'array', items: { type: 'integer' } },
+    from: addressObject,
+    to: addressOrNull,
+    created_contract: addressOrNull,
+    value: intString,
+    fee: { type: 'object', properties: { type: { type: 'string' }, value: intStringNullable } },
+    gas_price: intStringNullable,
+    gas_used: intStringNullable,
+    gas_limit: intString,
+    max_fee_per_gas: intStringNullable,
+    max_priority_fee_per_gas: intStringNullable,
+    base_fee_per_gas: intStringNullable,
+    priority_fee: intStringNullable,
+    transaction_burnt_fee: intStringNullable,
+    type: nullable('integer'),
+    nonce: { type: 'integer' },
+    position: nullable('integer'),
+    raw_input: { type: 'string' },
+    decoded_input: anyObject(true),
+    method: nullable('string'),
+    revert_reason: anyObject(true),
+    token_transfers: { type: ['array', 'null'], items: tokenTransfer },
+    token_transfers_overflow: nullable('boolean'),
+    transaction_types: { type: 'array', items: { type: 'string' } },
+    transaction_tag: nullable('string'),
+    exchange_rate: nullable('string'),
+    historic_exchange_rate: nullable('string'),
+    has_error_in_internal_transactions: nullable('boolean'),
+    authorization_list: { type: 'array', items: anyObject() },
+    is_pending_update: nullable('boolean'),
+    fhe_operations_count: { type: 'integer' }
+  }
+}

@@ -1,0 +1,109 @@
+// Transaction reads for the explorer APIs: keyset pages by (block, index),
+// the order of the (block_number, transaction_index) unique index.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+
+export type TransactionRecord = {
+  hash: Buffer
+  block_number: number
+  transaction_index: number
+  block_hash: Buffer
+  timestamp: Date
+  base_fee_per_gas: string | null
+  from: Buffer
+  to: Buffer | null
+  created_contract: Buffer | null
+  from_is_contract: boolean
+  to_is_contract: boolean
+  value: string
+  gas: string
+  gas_price: string | null
+  max_fee_per_gas: string | null
+  max_priority_fee_per_gas: string | null
+  effective_gas_price: string
+  gas_used: string
+  type: number
+  nonce: string
+  input: Buffer
+  status: number
+  error: string | null
+  revert_reason: Buffer | null
+  has_token_transfers: boolean
+  creates_token: boolean
+  has_internal_error: boolean
+  indexed_head: number
+}
+
+const COLUMNS = `
+  t.hash, t.block_number, t.transaction_index, b.hash as block_hash, b.timestamp, b.base_fee_per_gas, t."from", t."to", t.created_contract,
+  coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract,
+  t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
+  t.gas_used::text, t.type, t.nonce::text, t.input, t.status, t.error, t.revert_reason,
+  exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash) as has_token_transfers,
+  exists (select 1 from tokens k where k.address = t.created_contract) as creates_token,
+  exists (select 1 from internal_transactions i where i.transaction_hash = t.hash and i.error is not null and i.trace_index > 0) as has_internal_error,
+  (select max(number) from blocks) as indexed_head`
+
+const JOINS = `
+  join blocks b on b.number = t.block_number
+  left join addresses fa on fa.hash = t."from"
+  left join addresses ta on ta.hash = coalesce(t."to", t.created_contract)`
+
+export type TransactionCursor = { blockNumber: number, index: number }
+
+/** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
+export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionRecord[]> {
+  const where = cursor === undefined ? '' : 'where (block_number, transaction_index) < (?, ?)'
+  const { rows } = await db.raw(`select ${COLUMNS} from (
+      select * from transactions ${where} order by block_number desc, transaction_index desc limit ?
+    ) t ${JOINS} order by t.block_number desc, t.transaction_index desc`,
+  cursor === undefined ? [limit + 1] : [cursor.blockNumber, cursor.index, limit + 1])
+  return rows.map(normalise)
+}
+
+export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
+  const { rows } = await db.raw(`select ${COLUMNS} from transactions t ${JOINS} where t.hash = ?`, [hash])
+  return rows[0] === undefined ? undefined : normalise(rows[0])
+}
+
+function normalise (row: TransactionRecord): TransactionRecord {
+  return { ...row, block_number: Number(row.block_number), indexed_head: Number(row.indexed_head) }
+}
+
+export type TokenTransferRecord = {
+  transaction_hash: Buffer
+  block_number: number
+  block_hash: Buffer
+  timestamp: Date
+  log_index: number
+  token_address: Buffer
+  token_type: string
+  from: Buffer
+  to: Buffer
+  amount: string
+  token_id: string | null
+  name: string | null
+  symbol: string | null
+  decimals: number | null
+  total_supply: string | null
+  holder_count: number
+  input: Buffer
+  from_is_contract: boolean
+  to_is_contract: boolean
+}
+
+/** A transaction's first `limit` token transfers (and one more, to tell whether there are more). */
+export async function listTransactionTokenTransfers (db: Knex, hash: Buffer, limit: number): Promise<TokenTransferRecord[]> {
+  const { rows } = await db.raw(`
+    select tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.token_address, tt.token_type,
+      tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, t.input,
+      coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract
+    from token_transfers tt
+      join blocks b on b.number = tt.block_number
+      join transactions t on t.hash = tt.transaction_hash
+      left join tokens k on k.address = tt.token_address
+      left join addresses fa on fa.hash = tt."from"
+      left join addresses ta on ta.hash = tt."to"
+    where tt.transaction_hash = ? order by tt.log_index, tt.batch_index limit ?`, [hash, limit + 1])
+  return rows.map((r: TokenTransferRecord) => ({ ...r, block_number: Number(r.block_number) }))
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { findTransaction, listTransactionTokenTransfers, listTransactions } from '../../core/queries/transactions.ts'
+import { presentTokenTransfer, presentTransaction } from './present-transaction.ts'
+import { HASH_PATTERN, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
+
+/** The detail shows this many token transfers and says whether there are more. */
+const DETAIL_TOKEN_TRANSFERS = 10
+
+type ListQuery = { filter?: string, type?: string, block_number?: number, index?: number }
+
+export async function transactionRoutes (app: FastifyInstance): Promise<void> {
+  app.get<{ Querystring: ListQuery }>('/transactions', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'Transactions, newest first (50 a page)',
+      querystring: query({
+        filter: { type: 'string', enum: ['validated', 'pending'] },
+        type: { type: 'string', enum: ['blob_transaction'] },
+        block_number: { type: 'integer', minimum: 0 },
+        index: { type: 'integer', minimum: 0 },
+        items_count: itemsCount
+      }),
+      response: {
+        200: page(transaction, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' }, filter: { type: 'string' } }),
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const q = request.query
+    // Pending transactions are not indexed and clique Geth 1.13 has no blobs.
+    if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
+    const cursor = q.block_number === undefined ? undefined : { blockNumber: q.block_number, index: q.index ?? Number.MAX_SAFE_INTEGER }
+    const rows = await listTransactions(app.db.knex, cursor)
+    const items = rows.slice(0, PAGE_SIZE)
+    const last = items[items.length - 1]
+    return {
+      items: items.map((tx) => presentTransaction(tx, null, null)),
+      next_page_params: rows.length > PAGE_SIZE && last !== undefined
+        ? { block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }
+        : null
+    }
+  })
+
+  app.get<{ Params: { transaction_hash_param: string } }>('/transactions/:transaction_hash_param', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'A transaction by hash, with its first token transfers',
+      params: { type: 'object', properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } } },
+      querystring: query(),
+      response: { 200: transaction, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const hash = Buffer.from(request.params.transaction_hash_param.slice(2), 'hex')
+    const tx = await findTransaction(app.db.knex, hash)
+    if (tx === undefined) return await reply.code(404).send({ message: 'Not found' })
+    const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
+    return presentTransaction(tx, transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer), transfers.length > DETAIL_TOKEN_TRANSFERS)
+  })
+
+  app.get('/main-page/transactions', {
+    schema: { tags: ['main-page'], summary: 'The 6 newest transactions', querystring: query(), response: { 200: { type: 'array', items: transaction } } }
+  }, async () => (await listTransactions(app.db.knex, undefined, 6)).slice(0, 6).map((tx) => presentTransaction(tx, null, null)))
+}
