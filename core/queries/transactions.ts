@@ -34,7 +34,7 @@ export type TransactionRecord = {
   indexed_head: number
 }
 
-const COLUMNS = `
+export const TRANSACTION_COLUMNS = `
   t.hash, t.block_number, t.transaction_index, b.hash as block_hash, b.timestamp, b.base_fee_per_gas, t."from", t."to", t.created_contract,
   coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract,
   t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
@@ -44,7 +44,7 @@ const COLUMNS = `
   exists (select 1 from internal_transactions i where i.transaction_hash = t.hash and i.error is not null and i.trace_index > 0) as has_internal_error,
   (select max(number) from blocks) as indexed_head`
 
-const JOINS = `
+export const TRANSACTION_JOINS = `
   join blocks b on b.number = t.block_number
   left join addresses fa on fa.hash = t."from"
   left join addresses ta on ta.hash = coalesce(t."to", t.created_contract)`
@@ -54,19 +54,19 @@ export type TransactionCursor = { blockNumber: number, index: number }
 /** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
 export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionRecord[]> {
   const where = cursor === undefined ? '' : 'where (block_number, transaction_index) < (?, ?)'
-  const { rows } = await db.raw(`select ${COLUMNS} from (
+  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
       select * from transactions ${where} order by block_number desc, transaction_index desc limit ?
-    ) t ${JOINS} order by t.block_number desc, t.transaction_index desc`,
+    ) t ${TRANSACTION_JOINS} order by t.block_number desc, t.transaction_index desc`,
   cursor === undefined ? [limit + 1] : [cursor.blockNumber, cursor.index, limit + 1])
-  return rows.map(normalise)
+  return rows.map(normaliseTransaction)
 }
 
 export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
-  const { rows } = await db.raw(`select ${COLUMNS} from transactions t ${JOINS} where t.hash = ?`, [hash])
-  return rows[0] === undefined ? undefined : normalise(rows[0])
+  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from transactions t ${TRANSACTION_JOINS} where t.hash = ?`, [hash])
+  return rows[0] === undefined ? undefined : normaliseTransaction(rows[0])
 }
 
-function normalise (row: TransactionRecord): TransactionRecord {
+export function normaliseTransaction (row: TransactionRecord): TransactionRecord {
   return { ...row, block_number: Number(row.block_number), indexed_head: Number(row.indexed_head) }
 }
 

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
+import { addressRoutes } from './addresses.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
@@ -20,6 +21,7 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(mainPageRoutes)
     await scope.register(blockRoutes)
     await scope.register(transactionRoutes)
+    await scope.register(addressRoutes)
   }, { prefix: '/api/v2' })
 }
 

@@ -1,0 +1,62 @@
+// Address reads for the explorer APIs. The addresses row holds the running
+// counters; the has_* flags are existence checks on indexed columns.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, normaliseTransaction, type TransactionCursor, type TransactionRecord } from './transactions.ts'
+
+export type AddressRecord = {
+  coin_balance: string
+  balance_block: number | null
+  contract_code: Buffer | null
+  creation_transaction: Buffer | null
+  creator: Buffer | null
+  creation_status: number | null
+  transaction_count: string
+  token_transfer_count: string
+  gas_used: string
+  has_validated_blocks: boolean
+  has_logs: boolean
+  has_tokens: boolean
+  token: { type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number } | null
+}
+
+export async function findAddress (db: Knex, hash: Buffer): Promise<AddressRecord | undefined> {
+  const { rows } = await db.raw(`
+    select a.coin_balance::text, a.balance_block, a.contract_code, a.creation_transaction, a.creator,
+      (select status from transactions t where t.hash = a.creation_transaction) as creation_status,
+      a.transaction_count::text, a.token_transfer_count::text, a.gas_used::text,
+      exists (select 1 from blocks b where b.signer = a.hash) as has_validated_blocks,
+      exists (select 1 from logs l where l.address = a.hash) as has_logs,
+      exists (select 1 from token_balances tb where tb.holder = a.hash and tb.value > 0) as has_tokens,
+      (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token
+    from addresses a where a.hash = ?`, [hash])
+  const row = rows[0]
+  return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }
+}
+
+export async function countValidatedBlocks (db: Knex, hash: Buffer): Promise<string> {
+  const row = await db('blocks').where('signer', hash).count({ n: '*' }).first()
+  return String(row?.n ?? 0)
+}
+
+export type AddressTransactionFilter = 'from' | 'to' | undefined
+
+/**
+ * The address's transactions, newest first, after `cursor`: each side (from,
+ * to, created) is read from its own index in key order and the three merged,
+ * so a deep page costs what the first does.
+ */
+export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionRecord[]> {
+  const limit = PAGE_SIZE + 1
+  const after = cursor === undefined ? '' : 'and (block_number, transaction_index) < (?, ?)'
+  const side = (column: string) => `(select hash, block_number, transaction_index from transactions
+    where ${column} = ? ${after} order by block_number desc, transaction_index desc limit ${limit})`
+  const sides = filter === 'from' ? ['"from"'] : filter === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
+  const bindings = sides.flatMap(() => cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
+  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
+      select distinct on (block_number, transaction_index) hash from (${sides.map(side).join(' union all ')}) s
+      order by block_number desc, transaction_index desc limit ${limit}
+    ) picked join transactions t on t.hash = picked.hash ${TRANSACTION_JOINS}
+    order by t.block_number desc, t.transaction_index desc`, bindings)
+  return rows.map(normaliseTransaction)
+}

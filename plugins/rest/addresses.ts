@@ -1,0 +1,142 @@
+import type { FastifyInstance } from 'fastify'
+import { getAddress } from 'ethers'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord } from '../../core/queries/addresses.ts'
+import { presentTransaction } from './present-transaction.ts'
+import { addressObject, hex, timestamp } from './present.ts'
+import { ADDRESS_PATTERN, addressObject as addressSchema, itemsCount, page, query, transaction, validationError } from './schemas.ts'
+
+type Params = { address_hash_param: string }
+const params = { type: 'object', properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } } }
+const intString = { type: 'string' }
+
+const addressDetail = {
+  type: 'object',
+  properties: {
+    ...addressSchema.properties,
+    creator_address_hash: { type: ['string', 'null'] },
+    creation_transaction_hash: { type: ['string', 'null'] },
+    creation_status: { type: ['string', 'null'] },
+    token: { type: ['object', 'null'], additionalProperties: true },
+    coin_balance: { type: ['string', 'null'] },
+    exchange_rate: { type: ['string', 'null'] },
+    block_number_balance_updated_at: { type: ['integer', 'null'] },
+    has_validated_blocks: { type: 'boolean' },
+    has_logs: { type: 'boolean' },
+    has_tokens: { type: 'boolean' },
+    has_token_transfers: { type: 'boolean' },
+    has_beacon_chain_withdrawals: { type: 'boolean' },
+    watchlist_address_id: { type: ['integer', 'null'] }
+  }
+}
+
+function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
+  const token = a?.token ?? null
+  return {
+    ...addressObject(bytes, a?.contract_code != null),
+    creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
+    creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
+    creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
+    token: token === null
+      ? null
+      : {
+          address_hash: getAddress(hex(bytes)),
+          name: token.name,
+          symbol: token.symbol,
+          decimals: token.decimals === null ? null : String(token.decimals),
+          type: token.type,
+          holders_count: String(token.holder_count),
+          exchange_rate: null,
+          volume_24h: null,
+          circulating_market_cap: null,
+          circulating_supply: null,
+          total_supply: token.total_supply,
+          icon_url: null,
+          reputation: 'ok'
+        },
+    // Blockscout answers an address it never saw with a null balance, not a 404.
+    coin_balance: a?.coin_balance ?? null,
+    exchange_rate: null,
+    block_number_balance_updated_at: a?.balance_block ?? null,
+    has_validated_blocks: a?.has_validated_blocks ?? false,
+    has_logs: a?.has_logs ?? false,
+    has_tokens: a?.has_tokens ?? false,
+    has_token_transfers: a !== undefined && BigInt(a.token_transfer_count) > 0n,
+    has_beacon_chain_withdrawals: false,
+    watchlist_address_id: null
+  }
+}
+
+export async function addressRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+  const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
+
+  app.get<{ Params: Params }>('/addresses/:address_hash_param', {
+    schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params, querystring: query(), response: { 200: addressDetail, 422: validationError } }
+  }, async (request) => {
+    const hash = bytes(request.params.address_hash_param)
+    return presentAddress(hash, await findAddress(db, hash))
+  })
+
+  app.get<{ Params: Params }>('/addresses/:address_hash_param/counters', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Transaction, token transfer, gas and validation counts',
+      params,
+      querystring: query(),
+      response: {
+        200: { type: 'object', properties: { transactions_count: intString, token_transfers_count: intString, gas_usage_count: intString, validations_count: intString } },
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const hash = bytes(request.params.address_hash_param)
+    const [address, validations] = await Promise.all([findAddress(db, hash), countValidatedBlocks(db, hash)])
+    return {
+      transactions_count: address?.transaction_count ?? '0',
+      token_transfers_count: address?.token_transfer_count ?? '0',
+      gas_usage_count: address?.gas_used ?? '0',
+      validations_count: validations
+    }
+  })
+
+  app.get<{ Params: Params, Querystring: { filter?: 'from' | 'to', block_number?: number, index?: number } }>('/addresses/:address_hash_param/transactions', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'The address\'s transactions, newest first (50 a page)',
+      params,
+      querystring: query({
+        filter: { type: 'string', enum: ['to', 'from'] },
+        block_number: { type: 'integer', minimum: 0 },
+        index: { type: 'integer', minimum: 0 },
+        inserted_at: { type: 'string' },
+        hash: { type: 'string' },
+        value: { type: 'string' },
+        fee: { type: 'string' },
+        items_count: itemsCount
+      }),
+      response: { 200: page(transaction, {}), 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const cursor = q.block_number === undefined ? undefined : { blockNumber: q.block_number, index: q.index ?? Number.MAX_SAFE_INTEGER }
+    const rows = await listAddressTransactions(db, bytes(request.params.address_hash_param), q.filter, cursor)
+    const items = rows.slice(0, PAGE_SIZE)
+    const last = items[items.length - 1]
+    return {
+      items: items.map((tx) => presentTransaction(tx, null, null)),
+      next_page_params: rows.length > PAGE_SIZE && last !== undefined
+        ? {
+            block_number: last.block_number,
+            index: last.transaction_index,
+            inserted_at: timestamp(last.timestamp),
+            hash: hex(last.hash),
+            value: last.value,
+            fee: (BigInt(last.gas_used) * BigInt(last.effective_gas_price)).toString(),
+            items_count: PAGE_SIZE,
+            ...(q.filter === undefined ? {} : { filter: q.filter })
+          }
+        : null
+    }
+  })
+}
