@@ -4,6 +4,7 @@ import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
 import { addressRoutes } from './addresses.ts'
+import { blockscoutHealthRoutes } from './health.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
@@ -23,6 +24,7 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(transactionRoutes)
     await scope.register(addressRoutes)
   }, { prefix: '/api/v2' })
+  await app.register(blockscoutHealthRoutes)
 }
 
 export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

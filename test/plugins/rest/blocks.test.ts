@@ -92,3 +92,20 @@ t.test('bad input answers 422 in Blockscout\'s shape, a missing block 404, an un
   const tampered = await get(`/api/v2/blocks?block_number=${head + 1000}&items_count=50`)
   t.equal(tampered.statusCode, 200, 'a cursor past the head is just the first page')
 })
+
+t.test('Blockscout\'s /api/health, its probes and the backend version answer as Blockscout does', async (t) => {
+  const health = await get('/api/health')
+  t.equal(health.statusCode, 200)
+  t.match(health.json(), { healthy: true, error: null, metadata: { blocks: { healthy: true, latest_block: { db: { number: String(head) }, node: { number: String(head) } } } } })
+  t.match(health.json().metadata.blocks.latest_block.db.timestamp, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}Z$/)
+  for (const probe of ['liveness', 'readiness']) {
+    const response = await get(`/api/health/${probe}`)
+    t.equal(response.statusCode, 200)
+    t.equal(response.body, 'OK')
+  }
+  t.match((await get('/api/v2/config/backend-version')).json(), { backend_version: /^v\d+\.\d+\.\d+$/ })
+  await app.geth.supervisor!.stop()
+  const down = await get('/api/health')
+  t.equal(down.statusCode, 500, 'unhealthy when the node does not answer')
+  t.equal(down.json().healthy, false)
+})
