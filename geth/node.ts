@@ -1,6 +1,7 @@
 // The node the gateway talks to: our own supervised Geth in DATA_DIR, or an
 // already running one at GETH_RPC_URL.
-import { access, mkdir, writeFile } from 'node:fs/promises'
+import { pathExists } from '../core/fs/path-exists.ts'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { Logger } from '../core/logger.ts'
@@ -92,7 +93,7 @@ type InitOptions = { config: Config, bin: string, gethDir: string, keys: NodeKey
 
 /** Writes the genesis and runs `geth init` once; an initialised chain is never touched again. */
 async function initialiseChain ({ config, bin, gethDir, keys, log }: InitOptions): Promise<void> {
-  if (await exists(join(gethDir, 'geth', 'chaindata'))) {
+  if (await pathExists(join(gethDir, 'geth', 'chaindata'))) {
     log.debug({ gethDir }, 'chain already initialised; CLIQUE_PERIOD and GENESIS_ALLOC apply only on first start')
     return
   }
@@ -110,8 +111,4 @@ async function initialiseChain ({ config, bin, gethDir, keys, log }: InitOptions
 function gethEnv (config: Config): Record<string, string> {
   const { PATH = '/usr/bin:/bin', HOME = '/' } = config.childEnv
   return { PATH, HOME }
-}
-
-async function exists (path: string): Promise<boolean> {
-  return await access(path).then(() => true, () => false)
 }

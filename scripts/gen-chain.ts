@@ -5,7 +5,8 @@
 // (<cacheDir>/bench-chain-<blocks>-<transactions>) and is reused from there.
 // A marker file is written only once generation finished and Geth stopped
 // cleanly; a directory without one is never used.
-import { access, chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { pathExists } from '../core/fs/path-exists.ts'
+import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -65,7 +66,7 @@ export async function generateChain ({ dataDir, blocks, transactions, signal }: 
   await mkdir(dataDir, { recursive: true })
   // Embedded PostgreSQL (the benchmark's app without DATABASE_URL) runs as another user and must reach it.
   await chmod(dataDir, 0o755)
-  if (await exists(join(dataDir, 'geth', 'geth', 'chaindata'))) throw new Error(`${dataDir} already holds a chain without a ${CHAIN_MARKER}: remove it first`)
+  if (await pathExists(join(dataDir, 'geth', 'geth', 'chaindata'))) throw new Error(`${dataDir} already holds a chain without a ${CHAIN_MARKER}: remove it first`)
   const senders = benchSenders(SENDER_COUNT)
   await writeSenderAlloc(dataDir, senders)
   const config = chainConfig({ dataDir, cliquePeriod: GENERATED_CLIQUE_PERIOD })
@@ -231,10 +232,6 @@ async function countTransactions (rpc: RpcClient, head: number): Promise<number>
     total += counts.reduce((sum, c) => sum + Number(c), 0)
   }
   return total
-}
-
-async function exists (path: string): Promise<boolean> {
-  return await access(path).then(() => true, () => false)
 }
 
 function positiveInteger (name: string, raw: string | undefined, fallback: number): number {

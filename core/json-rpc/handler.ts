@@ -3,7 +3,7 @@
 // A batch is forwarded as one batch; each item keeps its own answer and id.
 import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
-import { RpcUnavailableError } from '../rpc/client.ts'
+import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
 import { JSON_RPC_ERRORS, JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
 import { isAllowedMethod, isJoinable, validateParams } from './methods.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
@@ -118,24 +118,18 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   async function forward (calls: Call[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
     const results = new Map<Call, JsonRpcResponse | undefined>()
     if (calls.length === 0) return results
-    // Our own ids (positions) map the node's answers back; the client's ids may repeat.
-    const batch = calls.map((c, i) => ({ jsonrpc: '2.0', id: c.id === undefined ? undefined : i, method: c.method, params: c.params }))
-    let byPosition: Map<number, { result?: unknown, error?: { code: number, message: string, data?: unknown } }>
+    // The client's ids may repeat: the client numbers the batch by position and maps the answers back.
+    let answers: RpcItemAnswer[]
     try {
-      const { status, body } = await o.rpc.send(JSON.stringify(batch))
-      if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
-      const parsed = JSON.parse(body) as Array<{ id: number, result?: unknown, error?: { code: number, message: string } }>
-      if (!Array.isArray(parsed)) throw new RpcUnavailableError(`node answered a batch with ${body.slice(0, 200)}`)
-      byPosition = new Map(parsed.map((r) => [r.id, r]))
+      answers = await o.rpc.batchAnswers(calls.map((c) => ({ method: c.method, params: c.params })))
     } catch (err) {
       const error = toJsonRpcError(err, o.log)
       for (const c of calls) results.set(c, failed(c, error))
       return results
     }
     for (const [i, c] of calls.entries()) {
-      const answer = byPosition.get(i)
+      const answer = answers[i]!
       if (c.id === undefined) results.set(c, undefined)
-      else if (answer === undefined) results.set(c, failed(c, new JsonRpcError('INTERNAL_ERROR', 'the node gave no answer')))
       else if (answer.error !== undefined) results.set(c, { jsonrpc: '2.0', id: c.id, error: answer.error })
       else results.set(c, checkResult(c, answer.result, logLimits))
     }

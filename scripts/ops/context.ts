@@ -2,7 +2,7 @@
 // DATABASE_URL win; then the endpoints a running gateway published in
 // DATA_DIR/endpoints.json; otherwise ops starts Geth and embedded PostgreSQL
 // from DATA_DIR itself, as the gateway would, and stops them in close().
-import { access } from 'node:fs/promises'
+import { pathExists } from '../../core/fs/path-exists.ts'
 import { join } from 'node:path'
 import type { Knex } from 'knex'
 import type { Config } from '../../core/config.ts'
@@ -60,10 +60,10 @@ async function checkDataDirIsOurs (config: Config, { needsNode, needsDatabase }:
   if (!needsNode && !needsDatabase) return
   const owner = await findGatewayOnDataDir(config.dataDir)
   if (owner !== undefined) throw new GatewayStartingError(String(owner), config.dataDir)
-  if (needsNode && !await exists(join(config.dataDir, 'geth', 'geth', 'chaindata'))) {
+  if (needsNode && !await pathExists(join(config.dataDir, 'geth', 'geth', 'chaindata'))) {
     throw new OpsDataDirEmptyError(config.dataDir, 'chain (geth/geth/chaindata)')
   }
-  if (needsDatabase && !await exists(join(config.dataDir, 'postgres', 'PG_VERSION'))) {
+  if (needsDatabase && !await pathExists(join(config.dataDir, 'postgres', 'PG_VERSION'))) {
     throw new OpsDataDirEmptyError(config.dataDir, 'embedded database (postgres/)')
   }
 }
@@ -74,8 +74,4 @@ function describeSource (config: Config, gatewayPid: number | undefined): string
   const node = from('GETH_RPC_URL', config.geth.rpcUrl, 'Geth started from DATA_DIR')
   const database = from('DATABASE_URL', config.databaseUrl, 'embedded PostgreSQL started from DATA_DIR')
   return `node: ${node}; database: ${database}`
-}
-
-async function exists (path: string): Promise<boolean> {
-  return await access(path).then(() => true, () => false)
 }
