@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE, findBlock, listBlocks } from '../../core/queries/blocks.ts'
 import { presentBlock } from './present.ts'
-import { block, itemsCount, message, page, query, validationError } from './schemas.ts'
+import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
+import { findBlockNumber, listBlockTransactions, type TransactionType } from '../../core/queries/block-transactions.ts'
+import { listBlockInternalTransactions } from '../../core/queries/internal-transactions.ts'
+import { presentTransaction } from './present-transaction.ts'
+import { presentInternalTransaction } from './present-internal-transaction.ts'
+import { internalTransaction } from './list-schemas.ts'
+import { integerParam, keysetPage } from './pages.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 
@@ -39,6 +45,68 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await findBlock(app.db.knex, key)
     if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return presentBlock(found, 'detail')
+  })
+
+  const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
+  /** The indexed block's number for a number-or-hash path parameter, or undefined. */
+  const resolve = async (id: string) => id.startsWith('0x')
+    ? await findBlockNumber(app.db.knex, { hash: Buffer.from(id.slice(2), 'hex') })
+    : Number.isSafeInteger(Number(id)) ? await findBlockNumber(app.db.knex, { number: Number(id) }) : undefined
+
+  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { type?: TransactionType, index?: number } }>('/blocks/:block_hash_or_number_param/transactions', {
+    schema: {
+      tags: ['blocks'],
+      summary: 'The block\'s transactions in index order; `type` keeps one transaction type',
+      params: blockParams,
+      querystring: query({
+        type: { type: 'string', enum: ['coin_transfer', 'contract_call', 'contract_creation', 'token_transfer', 'token_creation'] },
+        block_number: { type: 'integer', minimum: 0 },
+        index: { type: 'integer' },
+        items_count: itemsCount
+      }),
+      response: {
+        200: page(transaction, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }),
+        404: message,
+        422: validationError
+      }
+    }
+  }, async (request, reply) => {
+    const number = await resolve(request.params.block_hash_or_number_param)
+    if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
+    const rows = await listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1))
+    return keysetPage(rows, (tx) => presentTransaction(tx, null, null),
+      (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
+      request.query, ['block_number', 'index', 'items_count'])
+  })
+
+  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { transaction_index?: number, index?: number } }>('/blocks/:block_hash_or_number_param/internal-transactions', {
+    schema: {
+      tags: ['blocks'],
+      summary: 'The block\'s internal transactions in execution order (top-level calls left out)',
+      params: blockParams,
+      querystring: query({
+        // Declared by Blockscout, which does not apply them either (shared/api/rest-v2.md §5.1).
+        internal_type: { type: 'string', enum: ['call', 'create', 'create2', 'reward', 'selfdestruct', 'stop'] },
+        call_type: { type: 'string', enum: ['call', 'callcode', 'delegatecall', 'staticcall'] },
+        transaction_index: { type: 'integer' },
+        index: { type: 'integer' },
+        items_count: itemsCount
+      }),
+      response: {
+        200: page(internalTransaction, { transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }),
+        404: message,
+        422: validationError
+      }
+    }
+  }, async (request, reply) => {
+    const number = await resolve(request.params.block_hash_or_number_param)
+    if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
+    const q = request.query
+    const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }
+    const rows = await listBlockInternalTransactions(app.db.knex, number, after)
+    return keysetPage(rows, presentInternalTransaction,
+      (last) => ({ transaction_index: last.transaction_index, index: last.trace_index, items_count: PAGE_SIZE }),
+      q, ['transaction_index', 'index', 'items_count'])
   })
 
   app.get('/main-page/blocks', {

@@ -4,6 +4,10 @@ import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
 import { addressRoutes } from './addresses.ts'
+import { tokenTransferRoutes } from './token-transfers.ts'
+import { internalTransactionRoutes } from './internal-transactions.ts'
+import { logRoutes } from './logs.ts'
+import { transactionTraceRoutes } from './transaction-trace.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
@@ -23,6 +27,10 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(blockRoutes)
     await scope.register(transactionRoutes)
     await scope.register(addressRoutes)
+    await scope.register(tokenTransferRoutes)
+    await scope.register(internalTransactionRoutes)
+    await scope.register(logRoutes)
+    await scope.register(transactionTraceRoutes)
   }, { prefix: '/api/v2' })
   await app.register(blockscoutHealthRoutes)
 }

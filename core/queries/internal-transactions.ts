@@ -1,0 +1,103 @@
+// Internal transactions (call frames) for the explorer APIs. As Blockscout,
+// lists leave out a transaction's own top-level call; the partial indexes of
+// migration 2026_11_21_3 hold exactly the listed rows in list order.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+
+/** The partial indexes' predicate, written as in the migration so the planner matches it. */
+const LISTED = '(trace_index > 0 or type <> \'call\')'
+
+export type InternalTransactionRecord = {
+  block_number: number
+  transaction_index: number
+  trace_index: number
+  transaction_hash: Buffer
+  type: string
+  from: Buffer
+  to: Buffer | null
+  created_contract: Buffer | null
+  value: string
+  gas: string
+  error: string | null
+  timestamp: Date
+  from_is_contract: boolean
+  to_is_contract: boolean
+}
+
+/** (block, transaction index, trace index): the position of a frame in the chain. */
+export type InternalTransactionCursor = { blockNumber: number, transactionIndex: number, index: number }
+
+const COLUMNS = `i.block_number, i.transaction_index, i.trace_index, i.transaction_hash, i.type, i."from", i."to", i.created_contract,
+  i.value::text, i.gas::text, i.error, b.timestamp,
+  coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract`
+
+const JOINS = `join blocks b on b.number = i.block_number
+  left join addresses fa on fa.hash = i."from"
+  left join addresses ta on ta.hash = i."to"`
+
+const DESC = 'order by block_number desc, transaction_index desc, trace_index desc'
+const ASC = 'order by block_number, transaction_index, trace_index'
+
+/** `inner` picks the page's rows from an index; the joins then run for those rows only. */
+async function select (db: Knex, inner: string, order: typeof DESC | typeof ASC, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
+  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${order.replace(/order by /, 'order by i.').replace(/, /g, ', i.')}`, bindings)
+  return rows.map((r: InternalTransactionRecord) => ({ ...r, block_number: Number(r.block_number) }))
+}
+
+const before = (cursor: InternalTransactionCursor | undefined) => cursor === undefined
+  ? { sql: '', bindings: [] }
+  : { sql: 'and (block_number, transaction_index, trace_index) < (?, ?, ?)', bindings: [cursor.blockNumber, cursor.transactionIndex, cursor.index] }
+
+/** Every listed frame of the chain (or of one transaction), newest first: one more than a page. */
+export async function listInternalTransactions (db: Knex, transaction: Buffer | undefined, cursor: InternalTransactionCursor | undefined): Promise<InternalTransactionRecord[]> {
+  const after = before(cursor)
+  const where = transaction === undefined ? '' : 'and transaction_hash = ?'
+  const bindings = transaction === undefined ? after.bindings : [transaction, ...after.bindings]
+  return await select(db, `select * from internal_transactions where ${LISTED} ${where} ${after.sql} ${DESC} limit ${PAGE_SIZE + 1}`, DESC, bindings)
+}
+
+/** A transaction's listed frames in call order, after trace index `afterIndex`. */
+export async function listTransactionInternalTransactions (db: Knex, hash: Buffer, afterIndex: number): Promise<InternalTransactionRecord[]> {
+  return await select(db, `select * from internal_transactions where transaction_hash = ? and trace_index > ? and ${LISTED}
+    order by trace_index limit ${PAGE_SIZE + 1}`, ASC, [hash, afterIndex])
+}
+
+/** A block's listed frames in execution order, after (transaction index, trace index). */
+export async function listBlockInternalTransactions (db: Knex, blockNumber: number, after: { transactionIndex: number, index: number } | undefined): Promise<InternalTransactionRecord[]> {
+  const where = after === undefined ? '' : 'and (transaction_index, trace_index) > (?, ?)'
+  const bindings = after === undefined ? [blockNumber] : [blockNumber, after.transactionIndex, after.index]
+  return await select(db, `select * from internal_transactions where block_number = ? ${where} and ${LISTED}
+    order by transaction_index, trace_index limit ${PAGE_SIZE + 1}`, ASC, bindings)
+}
+
+export type AddressInternalFilter = 'from' | 'to' | undefined
+
+/**
+ * The frames from, to or creating `address`, newest first. Each side is read
+ * from its own index in list order and the sides merged (a frame from an
+ * address to itself counts once).
+ */
+export async function listAddressInternalTransactions (db: Knex, address: Buffer, filter: AddressInternalFilter, cursor: InternalTransactionCursor | undefined): Promise<InternalTransactionRecord[]> {
+  const after = before(cursor)
+  const limit = PAGE_SIZE + 1
+  const sides = [
+    ...(filter !== 'to' ? [`"from" = ? and ${LISTED}`] : []),
+    ...(filter !== 'from' ? [`"to" = ? and ${LISTED}`, 'created_contract = ?'] : [])
+  ]
+  const inner = sides.map((where) => `(select * from internal_transactions where ${where} ${after.sql} ${DESC} limit ${limit})`).join(' union ')
+  return await select(db, `select * from (${inner}) s ${DESC} limit ${limit}`, DESC, sides.flatMap(() => [address, ...after.bindings]))
+}
+
+export type TraceFrameRecord = Pick<InternalTransactionRecord, 'trace_index' | 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'gas' | 'error'> & {
+  gas_used: string
+  input: Buffer
+  output: Buffer | null
+  trace_address: number[]
+}
+
+/** Every frame of a transaction (its own call included), depth first. */
+export async function listTraceFrames (db: Knex, hash: Buffer): Promise<TraceFrameRecord[]> {
+  return await db('internal_transactions').where('transaction_hash', hash).orderBy('trace_index')
+    .select('trace_index', 'type', 'from', 'to', 'created_contract', db.raw('value::text as value'), db.raw('gas::text as gas'),
+      db.raw('gas_used::text as gas_used'), 'input', 'output', 'error', 'trace_address')
+}

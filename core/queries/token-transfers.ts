@@ -1,0 +1,94 @@
+// Token transfers for the explorer APIs, one row per ERC-1155 batch item.
+// Lists run in (block, log index, batch index) order, newest first, except a
+// transaction's own transfers, which run in log order as Blockscout shows them.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+import type { TokenTransferRecord } from './transactions.ts'
+
+export type TokenTransferRow = TokenTransferRecord & { batch_index: number }
+
+/** Exclusive keyset position; batchIndex BEFORE_ALL / AFTER_ALL passes a whole log. */
+export type TokenTransferCursor = { blockNumber: number, logIndex: number, batchIndex: number }
+
+export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404' | 'ERC-7984'
+
+const COLUMNS = `tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.batch_index, tt.token_address,
+  tt.token_type, tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text,
+  coalesce(k.holder_count, 0) as holder_count, t.input,
+  coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract`
+
+const JOINS = `join blocks b on b.number = tt.block_number
+  join transactions t on t.hash = tt.transaction_hash
+  left join tokens k on k.address = tt.token_address
+  left join addresses fa on fa.hash = tt."from"
+  left join addresses ta on ta.hash = tt."to"`
+
+const DESC = 'order by block_number desc, log_index desc, batch_index desc'
+const OUTER_DESC = 'order by tt.block_number desc, tt.log_index desc, tt.batch_index desc'
+const LIMIT = PAGE_SIZE + 1
+
+async function select (db: Knex, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRow[]> {
+  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
+  return rows.map((r: TokenTransferRow) => ({ ...r, block_number: Number(r.block_number) }))
+}
+
+function before (cursor: TokenTransferCursor | undefined) {
+  return cursor === undefined
+    ? { sql: '', bindings: [] as Knex.RawBinding[] }
+    : { sql: 'and (block_number, log_index, batch_index) < (?, ?, ?)', bindings: [cursor.blockNumber, cursor.logIndex, cursor.batchIndex] }
+}
+
+/**
+ * Newest first, from `sides` (each a where clause with its bindings) read
+ * separately in index order and merged: every side is an index scan of at
+ * most a page, whatever the depth.
+ */
+async function mergeSides (db: Knex, sides: Array<{ where: string, bindings: Knex.RawBinding[] }>, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  const after = before(cursor)
+  if (sides.length === 1) {
+    const [side] = sides
+    return await select(db, `select * from token_transfers where ${side!.where} ${after.sql} ${DESC} limit ${LIMIT}`, OUTER_DESC, [...side!.bindings, ...after.bindings])
+  }
+  const inner = sides.map((s) => `(select * from token_transfers where ${s.where} ${after.sql} ${DESC} limit ${LIMIT})`).join(' union ')
+  return await select(db, `select * from (${inner}) s ${DESC} limit ${LIMIT}`, OUTER_DESC, sides.flatMap((s) => [...s.bindings, ...after.bindings]))
+}
+
+/** Every transfer of the chain, or of the given token types. */
+export async function listTokenTransfers (db: Knex, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  const sides = types === undefined ? [{ where: 'true', bindings: [] }] : types.map((type) => ({ where: 'token_type = ?', bindings: [type] }))
+  return await mergeSides(db, sides, cursor)
+}
+
+/** The transfers of one token contract. */
+export async function listTokenContractTransfers (db: Knex, token: Buffer, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  return await mergeSides(db, [{ where: 'token_address = ?', bindings: [token] }], cursor)
+}
+
+export type AddressTokenTransferFilter = { filter?: 'from' | 'to', types?: TokenType[], token?: Buffer }
+
+/**
+ * The transfers from or to `address`. The type and token filters are applied
+ * while reading the address's own index: they narrow an address's history,
+ * they do not choose the index.
+ */
+export async function listAddressTokenTransfers (db: Knex, address: Buffer, options: AddressTokenTransferFilter, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  const extra = [
+    ...(options.types === undefined ? [] : [{ sql: 'and token_type = any(?)', binding: options.types as Knex.RawBinding }]),
+    ...(options.token === undefined ? [] : [{ sql: 'and token_address = ?', binding: options.token as Knex.RawBinding }])
+  ]
+  const side = (column: string) => ({ where: `"${column}" = ? ${extra.map((e) => e.sql).join(' ')}`, bindings: [address, ...extra.map((e) => e.binding)] })
+  const sides = options.filter === 'from' ? [side('from')] : options.filter === 'to' ? [side('to')] : [side('from'), side('to')]
+  return await mergeSides(db, sides, cursor)
+}
+
+/** A transaction's transfers in log order, after `cursor`, of the given types. */
+export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  const where = [
+    'transaction_hash = ?',
+    ...(types === undefined ? [] : ['token_type = any(?)']),
+    ...(cursor === undefined ? [] : ['(block_number, log_index, batch_index) > (?, ?, ?)'])
+  ].join(' and ')
+  const bindings = [hash, ...(types === undefined ? [] : [types]), ...(cursor === undefined ? [] : [cursor.blockNumber, cursor.logIndex, cursor.batchIndex])]
+  return await select(db, `select * from token_transfers where ${where} order by block_number, log_index, batch_index limit ${LIMIT}`,
+    'order by tt.block_number, tt.log_index, tt.batch_index', bindings)
+}

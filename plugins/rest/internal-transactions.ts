@@ -1,0 +1,78 @@
+// Internal transactions: the global list, a transaction's and an address's.
+// (A block's are in blocks.ts.)
+import type { FastifyInstance } from 'fastify'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { AFTER_ALL } from '../../core/queries/cursor.ts'
+import { transactionExists } from '../../core/queries/exists.ts'
+import {
+  listAddressInternalTransactions, listInternalTransactions, listTransactionInternalTransactions,
+  type InternalTransactionCursor, type InternalTransactionRecord
+} from '../../core/queries/internal-transactions.ts'
+import { addressParam, hashParam, internalTransaction, internalTransactionCursorParams } from './list-schemas.ts'
+import { bigintParam, integerParam, keysetPage, pageSize } from './pages.ts'
+import { presentInternalTransaction } from './present-internal-transaction.ts'
+import { message, page, query, validationError } from './schemas.ts'
+
+const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
+const CURSOR_KEYS = ['block_number', 'transaction_index', 'index', 'items_count']
+const cursorSchema = { block_number: { type: 'integer' }, transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }
+const listResponse = page(internalTransaction, cursorSchema)
+
+type CursorQuery = { block_number?: number, transaction_index?: number, index?: number }
+
+/** Newest-first lists resume below (block, transaction index, trace index). */
+function descCursor (q: CursorQuery): InternalTransactionCursor | undefined {
+  if (q.block_number === undefined) return undefined
+  return { blockNumber: bigintParam(q.block_number, 0), transactionIndex: integerParam(q.transaction_index, AFTER_ALL), index: integerParam(q.index, AFTER_ALL) }
+}
+
+export const nextInternalTransactionParams = (size: number) => (last: InternalTransactionRecord) => ({
+  block_number: last.block_number, transaction_index: last.transaction_index, index: last.trace_index, items_count: size
+})
+
+export async function internalTransactionRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Querystring: CursorQuery & { transaction_hash?: string, limit?: number | null } }>('/internal-transactions', {
+    schema: {
+      tags: ['internal-transactions'],
+      summary: 'Internal transactions, newest first (50 a page)',
+      querystring: query({ transaction_hash: hashParam, limit: { type: ['integer', 'null'] }, ...internalTransactionCursorParams }),
+      response: { 200: listResponse, 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const size = pageSize(q.limit)
+    const rows = await listInternalTransactions(db, q.transaction_hash === undefined ? undefined : bytes(q.transaction_hash), descCursor(q))
+    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, CURSOR_KEYS, size)
+  })
+
+  app.get<{ Params: { transaction_hash_param: string }, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/internal-transactions', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'A transaction\'s internal transactions in call order (its own top-level call left out)',
+      params: { type: 'object', properties: { transaction_hash_param: hashParam } },
+      querystring: query(internalTransactionCursorParams),
+      response: { 200: listResponse, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const hash = bytes(request.params.transaction_hash_param)
+    if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    const rows = await listTransactionInternalTransactions(db, hash, integerParam(request.query.index, -1))
+    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query, CURSOR_KEYS)
+  })
+
+  app.get<{ Params: { address_hash_param: string }, Querystring: CursorQuery & { filter?: 'from' | 'to' } }>('/addresses/:address_hash_param/internal-transactions', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Internal transactions from, to or creating the address, newest first',
+      params: { type: 'object', properties: { address_hash_param: addressParam } },
+      querystring: query({ filter: { type: 'string', enum: ['to', 'from'] }, ...internalTransactionCursorParams }),
+      response: { 200: listResponse, 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const rows = await listAddressInternalTransactions(db, bytes(request.params.address_hash_param), q.filter, descCursor(q))
+    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q, CURSOR_KEYS)
+  })
+}

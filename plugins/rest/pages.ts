@@ -1,0 +1,76 @@
+// Keyset pages as Blockscout answers them: at most 50 items, and
+// next_page_params = the request's own parameters (less apikey, type and the
+// previous cursor) merged with the cursor taken from the page's last item, or
+// null on the last page. Queries read one row more than a page to know.
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/cursor.ts'
+import type { TokenTransferCursor, TokenTransferRow, TokenType } from '../../core/queries/token-transfers.ts'
+import { hex } from './present.ts'
+
+/** Blockscout does not echo these: type must be sent again with each page. */
+const NEVER_ECHOED = ['apikey', 'type']
+
+export function keysetPage<Row, Item> (
+  rows: Row[],
+  present: (row: Row) => Item,
+  cursor: (last: Row, next: Row) => Record<string, unknown>,
+  query: Record<string, unknown>,
+  cursorKeys: string[],
+  size = PAGE_SIZE
+): { items: Item[], next_page_params: Record<string, unknown> | null } {
+  const items = rows.slice(0, size)
+  if (rows.length <= size) return { items: items.map(present), next_page_params: null }
+  const echoed = Object.fromEntries(Object.entries(query).filter(([key]) => !NEVER_ECHOED.includes(key) && !cursorKeys.includes(key)))
+  return { items: items.map(present), next_page_params: { ...echoed, ...cursor(rows[size - 1]!, rows[size]!) } }
+}
+
+/** `limit` (on the global lists) can only shrink a page. */
+export const pageSize = (limit: number | null | undefined): number => limit == null ? PAGE_SIZE : Math.min(PAGE_SIZE, Math.max(1, Math.trunc(limit)))
+
+/** An integer cursor value from the query, clamped to its column, or `fallback` when absent. */
+export const bigintParam = (value: number | undefined, fallback: number): number => value === undefined ? fallback : clampBigint(value)
+export const integerParam = (value: number | undefined, fallback: number): number => value === undefined ? fallback : clampInteger(value)
+
+export type TokenTransferPageQuery = {
+  block_number?: number
+  index?: number
+  batch_log_index?: number
+  index_in_batch?: number
+}
+
+export const TOKEN_TRANSFER_CURSOR_KEYS = ['block_number', 'index', 'batch_log_index', 'batch_block_hash', 'batch_transaction_hash', 'index_in_batch']
+
+/**
+ * Where the previous page stopped. Inside an ERC-1155 batch the batch_* keys
+ * name the item; otherwise (block_number, index) names a whole log already shown.
+ */
+export function tokenTransferCursor (q: TokenTransferPageQuery, order: 'asc' | 'desc'): TokenTransferCursor | undefined {
+  if (q.block_number === undefined) return undefined
+  const blockNumber = clampBigint(q.block_number)
+  if (q.batch_log_index !== undefined && q.index_in_batch !== undefined) {
+    return { blockNumber, logIndex: clampInteger(q.batch_log_index), batchIndex: clampInteger(q.index_in_batch) }
+  }
+  const whole = order === 'desc' ? BEFORE_ALL : AFTER_ALL
+  return { blockNumber, logIndex: integerParam(q.index, order === 'desc' ? AFTER_ALL : BEFORE_ALL), batchIndex: whole }
+}
+
+/** Blockscout's token-transfer cursor: no items_count; the batch_* keys when the page ends inside a batch. */
+export function nextTokenTransferParams (last: TokenTransferRow, next: TokenTransferRow): Record<string, unknown> {
+  const params: Record<string, unknown> = { block_number: last.block_number, index: last.log_index }
+  if (next.block_number === last.block_number && next.log_index === last.log_index) {
+    Object.assign(params, {
+      batch_log_index: last.log_index,
+      batch_block_hash: hex(last.block_hash),
+      batch_transaction_hash: hex(last.transaction_hash),
+      index_in_batch: last.batch_index
+    })
+  }
+  return params
+}
+
+/** `ERC-20,erc-721`, `[ERC-1155]` or empty (no filter), as Blockscout reads the type list. */
+export function parseTokenTypes (value: string | undefined): TokenType[] | undefined {
+  if (value === undefined) return undefined
+  const types = value.replace(/^\[|\]$/g, '').split(',').filter((t) => t !== '').map((t) => t.toUpperCase() as TokenType)
+  return types.length === 0 ? undefined : [...new Set(types)]
+}

@@ -1,0 +1,59 @@
+// Blockscout's InternalTransaction and the Parity-style raw trace, from call frames.
+import type { InternalTransactionRecord, TraceFrameRecord } from '../../core/queries/internal-transactions.ts'
+import { addressObject, hex, timestamp } from './present.ts'
+
+/** Blockscout names a frame by its call type (call, delegatecall, staticcall) when it has one. */
+export function presentInternalTransaction (i: InternalTransactionRecord) {
+  return {
+    error: i.error,
+    success: i.error === null,
+    type: i.type,
+    transaction_hash: hex(i.transaction_hash),
+    transaction_index: i.transaction_index,
+    from: addressObject(i.from, i.from_is_contract),
+    to: i.to === null ? null : addressObject(i.to, i.to_is_contract),
+    created_contract: i.created_contract === null ? null : addressObject(i.created_contract, true),
+    value: i.value,
+    block_number: i.block_number,
+    timestamp: timestamp(i.timestamp),
+    index: i.trace_index,
+    gas_limit: i.gas
+  }
+}
+
+const CALL_TYPES = new Set(['call', 'callcode', 'delegatecall', 'staticcall'])
+const quantity = (decimal: string): string => '0x' + BigInt(decimal).toString(16)
+const data = (bytes: Buffer | null): string => bytes === null ? '0x' : hex(bytes)
+
+/**
+ * One Parity trace per frame, depth first: calls carry callType, input and
+ * output; creations init and, when they succeed, the new address and its
+ * code (the create frame's output); a failed frame has `error` and no result.
+ */
+export function presentRawTrace (hash: Buffer, frames: TraceFrameRecord[]) {
+  const children = new Map<string, number>()
+  for (const f of frames) {
+    if (f.trace_address.length === 0) continue
+    const parent = f.trace_address.slice(0, -1).join(',')
+    children.set(parent, (children.get(parent) ?? 0) + 1)
+  }
+  return frames.map((f) => {
+    const isCall = CALL_TYPES.has(f.type)
+    const action = isCall
+      ? { callType: f.type, from: hex(f.from), to: f.to === null ? undefined : hex(f.to), gas: quantity(f.gas), input: hex(f.input), value: quantity(f.value) }
+      : f.type === 'selfdestruct'
+        ? { from: hex(f.from), to: f.to === null ? undefined : hex(f.to), gas: quantity(f.gas), input: hex(f.input), value: quantity(f.value) }
+        : { from: hex(f.from), gas: quantity(f.gas), init: hex(f.input), value: quantity(f.value) }
+    const result = isCall || f.type === 'selfdestruct'
+      ? { gasUsed: quantity(f.gas_used), output: data(f.output) }
+      : { gasUsed: quantity(f.gas_used), address: f.created_contract === null ? undefined : hex(f.created_contract), code: data(f.output) }
+    return {
+      type: isCall ? 'call' : f.type,
+      action,
+      ...(f.error === null ? { result } : { error: f.error }),
+      subtraces: children.get(f.trace_address.join(',')) ?? 0,
+      traceAddress: f.trace_address,
+      transactionHash: hex(hash)
+    }
+  })
+}

@@ -1,0 +1,94 @@
+// Token transfers: the global list, a transaction's, an address's and a token's.
+import type { FastifyInstance } from 'fastify'
+import { tokenExists, transactionExists } from '../../core/queries/exists.ts'
+import {
+  listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers, listTransactionTokenTransfersPage
+} from '../../core/queries/token-transfers.ts'
+import { addressParam, hashParam, tokenTransferCursorParams, tokenTypes } from './list-schemas.ts'
+import {
+  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, parseTokenTypes, tokenTransferCursor, type TokenTransferPageQuery
+} from './pages.ts'
+import { presentTokenTransfer } from './present-transaction.ts'
+import { itemsCount, message, page, query, tokenTransfer, validationError } from './schemas.ts'
+
+const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
+const listResponse = page(tokenTransfer, {
+  block_number: { type: 'integer' },
+  index: { type: 'integer' },
+  batch_log_index: { type: 'integer' },
+  batch_block_hash: { type: 'string' },
+  batch_transaction_hash: { type: 'string' },
+  index_in_batch: { type: 'integer' }
+})
+const transactionParams = { type: 'object', properties: { transaction_hash_param: hashParam } }
+const addressParams = { type: 'object', properties: { address_hash_param: addressParam } }
+
+type PageQuery = TokenTransferPageQuery & { type?: string }
+
+export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+  const pageOf = (rows: Awaited<ReturnType<typeof listTokenTransfers>>, q: object, size?: number) =>
+    keysetPage(rows, presentTokenTransfer, nextTokenTransferParams, q as Record<string, unknown>, TOKEN_TRANSFER_CURSOR_KEYS, size)
+
+  app.get<{ Querystring: PageQuery & { limit?: number | null } }>('/token-transfers', {
+    schema: {
+      tags: ['token-transfers'],
+      summary: 'Token transfers, newest first (50 a page); `type` filters by token type',
+      querystring: query({ type: tokenTypes, limit: { type: ['integer', 'null'] }, ...tokenTransferCursorParams }),
+      response: { 200: listResponse, 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const size = pageSize(q.limit)
+    return pageOf(await listTokenTransfers(db, parseTokenTypes(q.type), tokenTransferCursor(q, 'desc')), q, size)
+  })
+
+  app.get<{ Params: { transaction_hash_param: string }, Querystring: PageQuery }>('/transactions/:transaction_hash_param/token-transfers', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'A transaction\'s token transfers in log order; `type` filters by token type',
+      params: transactionParams,
+      querystring: query({ type: tokenTypes, ...tokenTransferCursorParams }),
+      response: { 200: listResponse, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const hash = bytes(request.params.transaction_hash_param)
+    if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    const q = request.query
+    return pageOf(await listTransactionTokenTransfersPage(db, hash, parseTokenTypes(q.type), tokenTransferCursor(q, 'asc')), q)
+  })
+
+  app.get<{ Params: { address_hash_param: string }, Querystring: PageQuery & { filter?: 'from' | 'to', token?: string } }>('/addresses/:address_hash_param/token-transfers', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Token transfers from or to the address, newest first; filter=from|to, type, token',
+      params: addressParams,
+      querystring: query({
+        filter: { type: 'string', enum: ['to', 'from'] },
+        type: tokenTypes,
+        token: addressParam,
+        items_count: itemsCount,
+        ...tokenTransferCursorParams
+      }),
+      response: { 200: listResponse, 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const options = { filter: q.filter, types: parseTokenTypes(q.type), token: q.token === undefined ? undefined : bytes(q.token) }
+    return pageOf(await listAddressTokenTransfers(db, bytes(request.params.address_hash_param), options, tokenTransferCursor(q, 'desc')), q)
+  })
+
+  app.get<{ Params: { address_hash_param: string }, Querystring: PageQuery }>('/tokens/:address_hash_param/transfers', {
+    schema: {
+      tags: ['tokens'],
+      summary: 'The token\'s transfers, newest first',
+      params: addressParams,
+      querystring: query(tokenTransferCursorParams),
+      response: { 200: listResponse, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const token = bytes(request.params.address_hash_param)
+    if (!await tokenExists(db, token)) return await reply.code(404).send({ message: 'Not found' })
+    return pageOf(await listTokenContractTransfers(db, token, tokenTransferCursor(request.query, 'desc')), request.query)
+  })
+}

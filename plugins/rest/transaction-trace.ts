@@ -1,0 +1,67 @@
+// A transaction's execution: its raw trace (Parity style, from the indexed
+// call frames) and its balance changes (coin ones from Geth's prestateTracer).
+import type { FastifyInstance } from 'fastify'
+import { listTraceFrames } from '../../core/queries/internal-transactions.ts'
+import { readStateChanges } from '../../core/queries/state-changes.ts'
+import { listTransactionTokenTransfersPage, type TokenTransferRow } from '../../core/queries/token-transfers.ts'
+import { transactionExists } from '../../core/queries/exists.ts'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { hashParam, rawTrace, stateChange } from './list-schemas.ts'
+import { presentRawTrace } from './present-internal-transaction.ts'
+import { presentStateChanges } from './present-state-change.ts'
+import { message, page, query, validationError } from './schemas.ts'
+
+const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
+const params = { type: 'object', properties: { transaction_hash_param: hashParam } }
+type Params = { transaction_hash_param: string }
+
+export async function transactionTraceRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Params: Params }>('/transactions/:transaction_hash_param/raw-trace', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'The transaction\'s call frames as Parity-style traces',
+      params,
+      querystring: query(),
+      response: { 200: rawTrace, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const hash = bytes(request.params.transaction_hash_param)
+    const frames = await listTraceFrames(db, hash)
+    // Every indexed transaction has at least its own frame.
+    if (frames.length === 0 && !await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    return presentRawTrace(hash, frames)
+  })
+
+  app.get<{ Params: Params, Querystring: { items_count?: number } }>('/transactions/:transaction_hash_param/state-changes', {
+    schema: {
+      tags: ['transactions'],
+      summary: 'Coin and token balances before and after the transaction, of every address it changed',
+      params,
+      querystring: query({ state_changes: { type: ['string', 'null'] }, items_count: { type: 'integer', minimum: 1 } }),
+      response: { 200: page(stateChange, { items_count: { type: 'integer' }, state_changes: { type: 'null' } }), 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const hash = bytes(request.params.transaction_hash_param)
+    const transfers = await allTransfers(db, hash)
+    const changes = await readStateChanges(db, app.geth.rpc, hash, transfers)
+    if (changes === undefined) return await reply.code(404).send({ message: 'Not found' })
+    // One transaction's changes are computed whole; Blockscout pages them by a running count.
+    const all = presentStateChanges(changes)
+    const from = Math.min(request.query.items_count ?? 0, all.length)
+    const items = all.slice(from, from + PAGE_SIZE)
+    return { items, next_page_params: from + PAGE_SIZE < all.length ? { items_count: from + PAGE_SIZE, state_changes: null } : null }
+  })
+}
+
+async function allTransfers (db: Parameters<typeof listTransactionTokenTransfersPage>[0], hash: Buffer): Promise<TokenTransferRow[]> {
+  const all: TokenTransferRow[] = []
+  for (;;) {
+    const last = all[all.length - 1]
+    const rows = await listTransactionTokenTransfersPage(db, hash, undefined,
+      last === undefined ? undefined : { blockNumber: last.block_number, logIndex: last.log_index, batchIndex: last.batch_index })
+    all.push(...rows.slice(0, PAGE_SIZE))
+    if (rows.length <= PAGE_SIZE) return all
+  }
+}

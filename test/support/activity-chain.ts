@@ -1,0 +1,99 @@
+// One chain with every kind of activity the explorer lists show: coin
+// transfers, contract creations (one by a contract), ERC-20, ERC-721 and
+// ERC-1155 transfers (a batch of more than a page), internal calls (more than
+// a page in one transaction, with logs), and a reverted transaction.
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.ts'
+import { writeFundedAlloc } from './blocks.ts'
+import { waitForReceipt } from './chain.ts'
+import { compileContract, TEST_TOKEN_SOURCE } from './contracts.ts'
+import { waitForIndexed } from './indexer.ts'
+
+type Tap = { teardown (fn: () => unknown): void }
+
+const fixture = (name: string) => new URL(`../fixtures/contracts/${name}.sol`, import.meta.url)
+/** More than a page: lists built on it need two pages. */
+export const MANY = 60
+
+export type ActivityChain = {
+  app: FastifyInstance
+  provider: JsonRpcProvider
+  wallets: Wallet[]
+  head: number
+  contracts: { token: string, nft: string, multi: string, caller: string, fanout: string }
+  receipts: {
+    tokenCreation: TransactionReceipt
+    tokenTransfer: TransactionReceipt
+    nftTransfer: TransactionReceipt
+    multiBatch: TransactionReceipt
+    multiSingle: TransactionReceipt
+    spawn: TransactionReceipt
+    forward: TransactionReceipt
+    reverted: TransactionReceipt
+    fan: TransactionReceipt
+    coinTransfer: TransactionReceipt
+  }
+  /** The recipients of the fan-out payments. */
+  payees: string[]
+}
+
+export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
+  const { wallets, allocFile } = await writeFundedAlloc(t, 2)
+  const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
+  const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  const [alice, bob] = wallets.map((w) => w.connect(provider)) as [Wallet, Wallet]
+  const receipt = async (sent: Promise<{ hash: string }>) => await waitForReceipt(provider, (await sent).hash)
+  const deploy = async (name: string, source: URL, ...args: unknown[]) => {
+    const compiled = await compileContract(source, name)
+    const contract = await new ContractFactory(compiled.abi as never, compiled.bytecode, alice).deploy(...args) as Contract
+    return { contract, creation: await waitForReceipt(provider, contract.deploymentTransaction()!.hash) }
+  }
+
+  const { contract: token, creation: tokenCreation } = await deploy('TestToken', TEST_TOKEN_SOURCE, 'Activity', 'ACT', 10n ** 24n)
+  const tokenTransfer = await receipt(token.getFunction('transfer')(bob.address, 12345n))
+
+  const { contract: nft } = await deploy('TestNft', fixture('TestNft'))
+  await receipt(nft.getFunction('mint')(alice.address, 1n))
+  await receipt(nft.getFunction('mint')(alice.address, 2n))
+  const nftTransfer = await receipt(nft.getFunction('transferFrom')(alice.address, bob.address, 1n))
+
+  const { contract: multi } = await deploy('TestMulti', fixture('TestMulti'))
+  const ids = Array.from({ length: MANY }, (_, i) => BigInt(i + 1))
+  // The mints go out together (explicit nonces) and are sealed in a few blocks.
+  let nonce = await provider.getTransactionCount(alice.address, 'pending')
+  const mints = await Promise.all(ids.map(async (id) => await multi.getFunction('mint')(alice.address, id, 100n + id, { nonce: nonce++, gasLimit: 100_000 })))
+  await Promise.all(mints.map(async (m) => await waitForReceipt(provider, m.hash)))
+  const multiBatch = await receipt(multi.getFunction('safeBatchTransferFrom')(alice.address, bob.address, ids, ids.map((id) => id), '0x'))
+  const multiSingle = await receipt(multi.getFunction('safeTransferFrom')(alice.address, bob.address, 1n, 5n, '0x'))
+
+  const { contract: caller } = await deploy('Caller', fixture('Caller'))
+  const spawn = await receipt(caller.getFunction('spawn')())
+  await receipt(token.getFunction('transfer')(await caller.getAddress(), 1000n))
+  const forward = await receipt(caller.getFunction('forward')(await token.getAddress(), bob.address, 10n))
+  // A fixed gas limit: estimation would refuse a call that reverts.
+  const reverted = await receipt(caller.getFunction('fail')({ gasLimit: 100_000 }))
+
+  const { contract: fanout } = await deploy('Fanout', fixture('Fanout'))
+  const payees = Array.from({ length: MANY }, () => Wallet.createRandom().address)
+  const fan = await receipt(fanout.getFunction('fan')(payees, { value: BigInt(MANY) * 1000n }))
+  const coinTransfer = await receipt(alice.sendTransaction({ to: bob.address, value: 10n ** 18n }))
+
+  const head = await waitForIndexed(app)
+  return {
+    app,
+    provider,
+    wallets: [alice, bob],
+    head,
+    contracts: {
+      token: await token.getAddress(),
+      nft: await nft.getAddress(),
+      multi: await multi.getAddress(),
+      caller: await caller.getAddress(),
+      fanout: await fanout.getAddress()
+    },
+    receipts: { tokenCreation, tokenTransfer, nftTransfer, multiBatch, multiSingle, spawn, forward, reverted, fan, coinTransfer },
+    payees
+  }
+}
