@@ -1,0 +1,96 @@
+// The REST lists read a deep page for what the first page costs: each query is
+// run on a filled database with EXPLAIN (ANALYZE, BUFFERS), at the head and
+// near the tail, and the pages of data each touches are compared.
+import t from 'tap'
+import knex, { type Knex } from 'knex'
+import { migrationSource } from '../../../core/db/migrations/index.ts'
+import { listAddressInternalTransactions, listInternalTransactions } from '../../../core/queries/internal-transactions.ts'
+import { listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers } from '../../../core/queries/token-transfers.ts'
+import { listAddressLogs } from '../../../core/queries/logs.ts'
+import { createTestDatabase } from '../../support/database.ts'
+
+const BLOCKS = 20_000
+const DEEP_BLOCK = 100
+const address = (byte: string) => Buffer.from(byte.repeat(20), 'hex')
+const [SENDER, RECEIVER, CONTRACT, ERC20, ERC1155, ERC721] = ['aa', 'bb', 'cc', 'd2', 'd3', 'd7'].map(address) as [Buffer, Buffer, Buffer, Buffer, Buffer, Buffer]
+
+const db = knex({ client: 'pg', connection: await createTestDatabase(t), pool: { min: 0, max: 1 } })
+t.teardown(async () => await db.destroy())
+await db.migrate.latest({ migrationSource })
+await fill(db)
+
+/**
+ * Per block one transaction with three listed internal calls (and its own
+ * top-level call), an ERC-20 transfer, an ERC-1155 batch of three and two
+ * logs; an ERC-721 transfer every 100 blocks (a sparse type).
+ */
+async function fill (db: Knex): Promise<void> {
+  const hash = (prefix: string) => `decode('${prefix}' || lpad(to_hex(n), 62, '0'), 'hex')`
+  await db.raw(`insert into blocks select n, ${hash('b0')}, ${hash('b1')}, to_timestamp(n), ?, ?, 30000000, 21000, 7, 600, '\\x0000000000000000',
+    1, n, '\\x', 1, 4 from generate_series(0, ${BLOCKS}) n`, [address('00'), SENDER])
+  await db.raw(`insert into transactions select ${hash('f0')}, n, 0, ?, ?, 1, 21000, null, 10, 1, 2, n, '\\x', 1, 21000, 21000, 8
+    from generate_series(1, ${BLOCKS}) n`, [SENDER, CONTRACT])
+  await db.raw(`insert into internal_transactions select n, 0, i, ${hash('f0')}, 'call', case when i = 0 then ?::bytea else ?::bytea end, case when i = 0 then ?::bytea else ?::bytea end,
+    1, 1000, 500, '\\x', null, null, case when i = 0 then '{}'::integer[] else array[i - 1] end, null
+    from generate_series(1, ${BLOCKS}) n, generate_series(0, 3) i`, [SENDER, CONTRACT, CONTRACT, RECEIVER])
+  await db.raw(`insert into token_transfers select n, 0, 0, ${hash('f0')}, 0, ?, 'ERC-20', ?, ?, 5, null from generate_series(1, ${BLOCKS}) n`, [ERC20, SENDER, RECEIVER])
+  await db.raw(`insert into token_transfers select n, 1, i, ${hash('f0')}, 0, ?, 'ERC-1155', ?, ?, 1, i from generate_series(1, ${BLOCKS}) n, generate_series(0, 2) i`,
+    [ERC1155, CONTRACT, RECEIVER])
+  await db.raw(`insert into token_transfers select n, 2, 0, ${hash('f0')}, 0, ?, 'ERC-721', ?, ?, 1, n from generate_series(100, ${BLOCKS}, 100) n`, [ERC721, SENDER, RECEIVER])
+  await db.raw(`insert into logs select n, l, ${hash('f0')}, 0, case when l = 0 then ?::bytea else ?::bytea end, ${hash('e0')}, null, null, null, '\\x'
+    from generate_series(1, ${BLOCKS}) n, generate_series(0, 1) l`, [ERC20, ERC1155])
+  await db.raw(`insert into tokens (address, type, first_block, updated_block) values (?, 'ERC-20', 1, 1), (?, 'ERC-1155', 1, 1), (?, 'ERC-721', 1, 1)`,
+    [ERC20, ERC1155, ERC721])
+  await db.raw(`insert into addresses (hash, contract_code) values (?, null), (?, null), (?, '\\x00')`, [SENDER, RECEIVER, CONTRACT])
+  await db.raw('analyze')
+}
+
+/** Shared buffers (pages of 8 KiB) the query `run` sends touches, read with EXPLAIN (ANALYZE, BUFFERS). */
+async function pagesTouched (run: (db: Knex) => Promise<unknown>): Promise<{ buffers: number, plan: string, discarded: number }> {
+  const queries: Array<{ sql: string, bindings: unknown[] }> = []
+  const listener = (q: { sql: string, bindings: unknown[] }) => { queries.push(q) }
+  db.on('query', listener)
+  try {
+    await run(db)
+  } finally {
+    db.off('query', listener)
+  }
+  // The list's query, as sent ($n placeholders): explained on a connection of its own.
+  const list = queries[queries.length - 1]!
+  const connection = await db.client.acquireConnection() as { query (sql: string, values: unknown[]): Promise<{ rows: any[] }> }
+  const { rows } = await connection.query(`explain (analyze, buffers, format json) ${list.sql}`, list.bindings).finally(() => db.client.releaseConnection(connection))
+  const root = rows[0]['QUERY PLAN'][0].Plan
+  const plan = JSON.stringify(root)
+  const discarded = [...plan.matchAll(/"Rows Removed by Filter":(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0)
+  return { buffers: root['Shared Hit Blocks'] + root['Shared Read Blocks'], plan, discarded }
+}
+
+const BIG_TABLES = ['blocks', 'transactions', 'internal_transactions', 'token_transfers', 'logs']
+/** Tables read by a sequential scan anywhere in the plan (tokens and addresses are a few rows here: scanning them is right). */
+const scannedTables = (plan: string): string[] => [...plan.matchAll(/"Node Type":"Seq Scan"[^}]*?"Relation Name":"([a-z_]+)"/g)].map((m) => m[1]!)
+
+const deepInternal = { blockNumber: DEEP_BLOCK, transactionIndex: 0, index: 0 }
+const deepTransfer = { blockNumber: DEEP_BLOCK, logIndex: 0, batchIndex: 0 }
+const lists: Array<[string, (cursor: boolean) => (db: Knex) => Promise<unknown>]> = [
+  ['internal transactions', (deep) => async (db) => await listInternalTransactions(db, undefined, deep ? deepInternal : undefined)],
+  ['an address\'s internal transactions (from)', (deep) => async (db) => await listAddressInternalTransactions(db, CONTRACT, 'from', deep ? deepInternal : undefined)],
+  ['an address\'s internal transactions (all sides)', (deep) => async (db) => await listAddressInternalTransactions(db, RECEIVER, undefined, deep ? deepInternal : undefined)],
+  ['token transfers', (deep) => async (db) => await listTokenTransfers(db, undefined, deep ? deepTransfer : undefined)],
+  ['token transfers of a sparse type', (deep) => async (db) => await listTokenTransfers(db, ['ERC-721'], deep ? deepTransfer : undefined)],
+  ['token transfers of two types', (deep) => async (db) => await listTokenTransfers(db, ['ERC-20', 'ERC-721'], deep ? deepTransfer : undefined)],
+  ['a token\'s transfers', (deep) => async (db) => await listTokenContractTransfers(db, ERC1155, deep ? deepTransfer : undefined)],
+  ['an address\'s token transfers', (deep) => async (db) => await listAddressTokenTransfers(db, RECEIVER, {}, deep ? deepTransfer : undefined)],
+  ['an address\'s logs', (deep) => async (db) => await listAddressLogs(db, ERC20, undefined, deep ? { blockNumber: DEEP_BLOCK, index: 0 } : undefined)]
+]
+
+for (const [name, query] of lists) {
+  t.test(`${name}: a page near the tail touches no more than the first`, async (t) => {
+    const first = await pagesTouched(query(false))
+    const deep = await pagesTouched(query(true))
+    t.ok(deep.buffers <= first.buffers * 1.5 + 10, `deep page ${deep.buffers} buffers, first page ${first.buffers}`)
+    // An index in the list's order hands over the page's rows: none is read only to be dropped.
+    t.equal(first.discarded + deep.discarded, 0, 'no row read and filtered out')
+    t.ok(scannedTables(first.plan).length > 0 || !first.plan.includes('Seq Scan'), 'the plan reader finds sequential scans')
+    t.same(scannedTables(deep.plan).filter((table) => BIG_TABLES.includes(table)), [], 'no sequential scan of a chain table')
+  })
+}
