@@ -39,9 +39,9 @@ async function fill (db: Knex): Promise<void> {
   await db.raw(`insert into token_transfers select n, 2, 0, ${hash('f0')}, 0, ?, 'ERC-721', ?, ?, 1, n from generate_series(100, ${BLOCKS}, 100) n`, [ERC721, SENDER, RECEIVER])
   await db.raw(`insert into logs select n, l, ${hash('f0')}, 0, case when l = 0 then ?::bytea else ?::bytea end, ${hash('e0')}, null, null, null, '\\x'
     from generate_series(1, ${BLOCKS}) n, generate_series(0, 1) l`, [ERC20, ERC1155])
-  await db.raw(`insert into tokens (address, type, first_block, updated_block) values (?, 'ERC-20', 1, 1), (?, 'ERC-1155', 1, 1), (?, 'ERC-721', 1, 1)`,
+  await db.raw('insert into tokens (address, type, first_block, updated_block) values (?, \'ERC-20\', 1, 1), (?, \'ERC-1155\', 1, 1), (?, \'ERC-721\', 1, 1)',
     [ERC20, ERC1155, ERC721])
-  await db.raw(`insert into addresses (hash, contract_code) values (?, null), (?, null), (?, '\\x00')`, [SENDER, RECEIVER, CONTRACT])
+  await db.raw('insert into addresses (hash, contract_code) values (?, null), (?, null), (?, \'\\x00\')', [SENDER, RECEIVER, CONTRACT])
   await db.raw('analyze')
 }
 
