@@ -36,11 +36,14 @@ const JOINS = `join blocks b on b.number = i.block_number
   left join addresses ta on ta.hash = i."to"`
 
 const DESC = 'order by block_number desc, transaction_index desc, trace_index desc'
-const ASC = 'order by block_number, transaction_index, trace_index'
+const OUTER_ORDER = {
+  desc: 'order by i.block_number desc, i.transaction_index desc, i.trace_index desc',
+  asc: 'order by i.block_number, i.transaction_index, i.trace_index'
+}
 
 /** `inner` picks the page's rows from an index; the joins then run for those rows only. */
-async function select (db: Knex, inner: string, order: typeof DESC | typeof ASC, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${order.replace(/order by /, 'order by i.').replace(/, /g, ', i.')}`, bindings)
+async function select (db: Knex, inner: string, order: keyof typeof OUTER_ORDER, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
+  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${OUTER_ORDER[order]}`, bindings)
   return rows.map((r: InternalTransactionRecord) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
@@ -53,13 +56,13 @@ export async function listInternalTransactions (db: Knex, transaction: Buffer | 
   const after = before(cursor)
   const where = transaction === undefined ? '' : 'and transaction_hash = ?'
   const bindings = transaction === undefined ? after.bindings : [transaction, ...after.bindings]
-  return await select(db, `select * from internal_transactions where ${LISTED} ${where} ${after.sql} ${DESC} limit ${PAGE_SIZE + 1}`, DESC, bindings)
+  return await select(db, `select * from internal_transactions where ${LISTED} ${where} ${after.sql} ${DESC} limit ${PAGE_SIZE + 1}`, 'desc', bindings)
 }
 
 /** A transaction's listed frames in call order, after trace index `afterIndex`. */
 export async function listTransactionInternalTransactions (db: Knex, hash: Buffer, afterIndex: number): Promise<InternalTransactionRecord[]> {
   return await select(db, `select * from internal_transactions where transaction_hash = ? and trace_index > ? and ${LISTED}
-    order by trace_index limit ${PAGE_SIZE + 1}`, ASC, [hash, afterIndex])
+    order by trace_index limit ${PAGE_SIZE + 1}`, 'asc', [hash, afterIndex])
 }
 
 /** A block's listed frames in execution order, after (transaction index, trace index). */
@@ -67,7 +70,7 @@ export async function listBlockInternalTransactions (db: Knex, blockNumber: numb
   const where = after === undefined ? '' : 'and (transaction_index, trace_index) > (?, ?)'
   const bindings = after === undefined ? [blockNumber] : [blockNumber, after.transactionIndex, after.index]
   return await select(db, `select * from internal_transactions where block_number = ? ${where} and ${LISTED}
-    order by transaction_index, trace_index limit ${PAGE_SIZE + 1}`, ASC, bindings)
+    order by transaction_index, trace_index limit ${PAGE_SIZE + 1}`, 'asc', bindings)
 }
 
 export type AddressInternalFilter = 'from' | 'to' | undefined
@@ -85,7 +88,7 @@ export async function listAddressInternalTransactions (db: Knex, address: Buffer
     ...(filter !== 'from' ? [`"to" = ? and ${LISTED}`, 'created_contract = ?'] : [])
   ]
   const inner = sides.map((where) => `(select * from internal_transactions where ${where} ${after.sql} ${DESC} limit ${limit})`).join(' union ')
-  return await select(db, `select * from (${inner}) s ${DESC} limit ${limit}`, DESC, sides.flatMap(() => [address, ...after.bindings]))
+  return await select(db, `select * from (${inner}) s ${DESC} limit ${limit}`, 'desc', sides.flatMap(() => [address, ...after.bindings]))
 }
 
 export type TraceFrameRecord = Pick<InternalTransactionRecord, 'trace_index' | 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'gas' | 'error'> & {

@@ -81,14 +81,15 @@ export async function listAddressTokenTransfers (db: Knex, address: Buffer, opti
   return await mergeSides(db, sides, cursor)
 }
 
-/** A transaction's transfers in log order, after `cursor`, of the given types. */
-export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+/** A transaction's transfers in log order, after `cursor`, of the given types: one more than a page, or `all` of them. */
+export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined,
+  limit: number | 'all' = LIMIT): Promise<TokenTransferRow[]> {
   const where = [
     'transaction_hash = ?',
     ...(types === undefined ? [] : ['token_type = any(?)']),
     ...(cursor === undefined ? [] : ['(block_number, log_index, batch_index) > (?, ?, ?)'])
   ].join(' and ')
   const bindings = [hash, ...(types === undefined ? [] : [types]), ...(cursor === undefined ? [] : [cursor.blockNumber, cursor.logIndex, cursor.batchIndex])]
-  return await select(db, `select * from token_transfers where ${where} order by block_number, log_index, batch_index limit ${LIMIT}`,
+  return await select(db, `select * from token_transfers where ${where} order by block_number, log_index, batch_index limit ${limit}`,
     'order by tt.block_number, tt.log_index, tt.batch_index', bindings)
 }

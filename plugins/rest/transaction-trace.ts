@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { listTraceFrames } from '../../core/queries/internal-transactions.ts'
 import { readStateChanges } from '../../core/queries/state-changes.ts'
-import { listTransactionTokenTransfersPage, type TokenTransferRow } from '../../core/queries/token-transfers.ts'
+import { listTransactionTokenTransfersPage } from '../../core/queries/token-transfers.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { hashParam, rawTrace, stateChange } from './list-schemas.ts'
@@ -44,7 +44,7 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     }
   }, async (request, reply) => {
     const hash = bytes(request.params.transaction_hash_param)
-    const transfers = await allTransfers(db, hash)
+    const transfers = await listTransactionTokenTransfersPage(db, hash, undefined, undefined, 'all')
     const changes = await readStateChanges(db, app.geth.rpc, hash, transfers)
     if (changes === undefined) return await reply.code(404).send({ message: 'Not found' })
     // One transaction's changes are computed whole; Blockscout pages them by a running count.
@@ -53,15 +53,4 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     const items = all.slice(from, from + PAGE_SIZE)
     return { items, next_page_params: from + PAGE_SIZE < all.length ? { items_count: from + PAGE_SIZE, state_changes: null } : null }
   })
-}
-
-async function allTransfers (db: Parameters<typeof listTransactionTokenTransfersPage>[0], hash: Buffer): Promise<TokenTransferRow[]> {
-  const all: TokenTransferRow[] = []
-  for (;;) {
-    const last = all[all.length - 1]
-    const rows = await listTransactionTokenTransfersPage(db, hash, undefined,
-      last === undefined ? undefined : { blockNumber: last.block_number, logIndex: last.log_index, batchIndex: last.batch_index })
-    all.push(...rows.slice(0, PAGE_SIZE))
-    if (rows.length <= PAGE_SIZE) return all
-  }
 }
