@@ -32,6 +32,7 @@ export type ActivityChain = {
     forward: TransactionReceipt
     reverted: TransactionReceipt
     fan: TransactionReceipt
+    selfdestruct: TransactionReceipt
     coinTransfer: TransactionReceipt
   }
   /** The recipients of the fan-out payments. */
@@ -78,6 +79,10 @@ export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
   const { contract: fanout } = await deploy('Fanout', fixture('Fanout'))
   const payees = Array.from({ length: MANY }, () => Wallet.createRandom().address)
   const fan = await receipt(fanout.getFunction('fan')(payees, { value: BigInt(MANY) * 1000n }))
+  // A second instance, funded then closed: its balance goes to bob in a selfdestruct frame.
+  const { contract: closing } = await deploy('Fanout', fixture('Fanout'))
+  await receipt(alice.sendTransaction({ to: await closing.getAddress(), value: 777n }))
+  const selfdestruct = await receipt(closing.getFunction('close')(bob.address))
   const coinTransfer = await receipt(alice.sendTransaction({ to: bob.address, value: 10n ** 18n }))
 
   const head = await waitForIndexed(app)
@@ -93,7 +98,7 @@ export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
       caller: await caller.getAddress(),
       fanout: await fanout.getAddress()
     },
-    receipts: { tokenCreation, tokenTransfer, nftTransfer, multiBatch, multiSingle, spawn, forward, reverted, fan, coinTransfer },
+    receipts: { tokenCreation, tokenTransfer, nftTransfer, multiBatch, multiSingle, spawn, forward, reverted, fan, selfdestruct, coinTransfer },
     payees
   }
 }

@@ -135,7 +135,7 @@ t.test('GET /api/v2/addresses/{hash}/internal-transactions walks each side', asy
 })
 
 t.test('GET /api/v2/transactions/{hash}/raw-trace matches the node\'s callTracer', async (t) => {
-  for (const receipt of [receipts.forward, receipts.spawn, receipts.reverted, receipts.tokenCreation, receipts.fan]) {
+  for (const receipt of [receipts.forward, receipts.spawn, receipts.reverted, receipts.tokenCreation, receipts.fan, receipts.selfdestruct]) {
     const body = (await get(`/api/v2/transactions/${receipt.hash}/raw-trace`)).json()
     specCheck(t, '/v2/transactions/{transaction_hash_param}/raw-trace')(body)
     const mine = frames.filter((f) => f.hash === receipt.hash)
@@ -156,6 +156,8 @@ t.test('GET /api/v2/transactions/{hash}/raw-trace matches the node\'s callTracer
         t.equal(trace.type, 'create')
         t.equal(trace.action.init, f.frame.input)
         if (f.frame.error === undefined) t.same([trace.result.address, trace.result.code], [f.frame.to!.toLowerCase(), f.frame.output])
+      } else if (f.frame.type === 'SELFDESTRUCT') {
+        t.same([trace.type, trace.action.to, trace.action.callType], ['selfdestruct', f.frame.to!.toLowerCase(), undefined])
       } else {
         t.same([trace.type, trace.action.callType, trace.action.to, trace.action.input], ['call', f.frame.type.toLowerCase(), f.frame.to!.toLowerCase(), f.frame.input])
         if (f.frame.error === undefined) t.equal(trace.result.output, f.frame.output ?? '0x')
@@ -163,6 +165,8 @@ t.test('GET /api/v2/transactions/{hash}/raw-trace matches the node\'s callTracer
     })
   }
   t.equal(frames.find((f) => f.hash === receipts.reverted.hash)?.frame.error, 'execution reverted', 'the reverted transaction is in the set')
+  const closed = (await get(`/api/v2/transactions/${receipts.selfdestruct.hash}/internal-transactions`)).json()
+  t.match(closed.items, [{ type: 'selfdestruct', to: { hash: chain.wallets[1]!.address }, value: '777' }], 'a selfdestruct frame is listed with the balance it sent')
 })
 
 t.test('GET /api/v2/transactions/{hash}/logs and /addresses/{hash}/logs match the receipts', async (t) => {

@@ -126,22 +126,34 @@ t.test('GET /api/v2/tokens/{hash}/transfers walks the token\'s transfers', async
 const balanceAt = async (address: string, block: number) => BigInt(await provider.getBalance(address, block))
 
 t.test('GET /api/v2/transactions/{hash}/state-changes: coin balances before and after, from the node', async (t) => {
-  const receipt = receipts.coinTransfer
-  const block = await provider.getBlock(receipt.blockNumber)
-  t.equal(block!.transactions.length, 1, 'alone in its block: the node\'s balances at the two blocks are the transaction\'s')
-  const body = (await get(`/api/v2/transactions/${receipt.hash}/state-changes`)).json()
-  specCheck(t, '/v2/transactions/{transaction_hash_param}/state-changes')(body)
-  t.equal(body.next_page_params, null)
-  const coin = body.items.filter((i: { type: string }) => i.type === 'coin')
-  t.same(coin.slice(0, 2).map((i: { address: { hash: string } }) => i.address.hash), [alice.address, bob.address], 'sender and recipient first')
-  t.equal(coin.length, 3, 'sender, recipient and the coinbase that took the tip')
-  for (const item of coin) {
-    const before = await balanceAt(item.address.hash, receipt.blockNumber - 1)
-    const after = await balanceAt(item.address.hash, receipt.blockNumber)
-    t.same([item.balance_before, item.balance_after, item.change], [before.toString(), after.toString(), (after - before).toString()], item.address.hash)
-    t.equal(item.is_miner, item.address.hash === getAddress(block!.miner), 'the coinbase is the miner')
+  for (const receipt of [receipts.coinTransfer, receipts.fan, receipts.selfdestruct, receipts.reverted]) {
+    const block = await provider.getBlock(receipt.blockNumber)
+    t.equal(block!.transactions.length, 1, 'alone in its block: the node\'s balances at the two blocks are the transaction\'s')
+    const { items } = await walkPages(t, get, `/api/v2/transactions/${receipt.hash}/state-changes`, {
+      key: (i) => `${i.type}:${i.address.hash}:${i.token?.address_hash}:${i.token_id}`,
+      check: specCheck(t, '/v2/transactions/{transaction_hash_param}/state-changes')
+    })
+    const coin = items.filter((i: { type: string }) => i.type === 'coin')
+    t.equal(coin[0].address.hash, alice.address, 'the sender first')
+    for (const item of coin) {
+      const before = await balanceAt(item.address.hash, receipt.blockNumber - 1)
+      const after = await balanceAt(item.address.hash, receipt.blockNumber)
+      t.same([item.balance_before, item.balance_after, item.change], [before.toString(), after.toString(), (after - before).toString()], item.address.hash)
+      t.equal(item.is_miner, item.address.hash === getAddress(block!.miner), 'the coinbase is the miner')
+    }
+    // Every address whose balance the node moved, and no other.
+    const moved = new Set(coin.map((i: { address: { hash: string } }) => i.address.hash))
+    for (const address of [alice.address, bob.address, block!.miner, contracts.fanout, ...chain.payees]) {
+      const changed = await balanceAt(address, receipt.blockNumber - 1) !== await balanceAt(address, receipt.blockNumber)
+      if (changed !== moved.has(getAddress(address))) t.fail(`${receipt.hash}: ${address} changed ${changed}, listed ${moved.has(getAddress(address))}`)
+    }
   }
-  t.equal(BigInt(coin[1].change), 10n ** 18n)
+  const transfer = (await get(`/api/v2/transactions/${receipts.coinTransfer.hash}/state-changes`)).json()
+  t.same(transfer.items.map((i: { address: { hash: string } }) => i.address.hash).slice(0, 2), [alice.address, bob.address], 'sender and recipient first')
+  t.equal(BigInt(transfer.items[1].change), 10n ** 18n)
+  const fan = await walkPages(t, get, `/api/v2/transactions/${receipts.fan.hash}/state-changes`, { key: (i) => i.address.hash, cursorKeys: ['items_count', 'state_changes'] })
+  t.equal(fan.pages[0].next_page_params.items_count, 50, 'the running count')
+  t.equal(fan.pages.length, 2, 'sixty payees, the sender, the contract and the coinbase: two pages')
 })
 
 t.test('GET /api/v2/transactions/{hash}/state-changes: token balances before and after, from the node', async (t) => {
