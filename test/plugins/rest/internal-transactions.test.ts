@@ -233,3 +233,14 @@ t.test('bad input answers 422, a missing transaction or block 404', async (t) =>
   const tampered = (await get(`/api/v2/internal-transactions?block_number=${huge}&transaction_index=0&index=0&items_count=50`)).json()
   t.same(tampered.items.map(key), first.items.map(key), 'a cursor past the head reads the first page')
 })
+
+t.test('the sub-list routes are in the OpenAPI document at /api-docs/json', async (t) => {
+  const response = await get('/api-docs/json')
+  t.equal(response.statusCode, 200)
+  const paths = Object.keys(response.json().paths)
+  for (const path of ['/api/v2/internal-transactions', '/api/v2/token-transfers', '/api/v2/transactions/{transaction_hash_param}/raw-trace',
+    '/api/v2/transactions/{transaction_hash_param}/state-changes', '/api/v2/addresses/{address_hash_param}/logs',
+    '/api/v2/blocks/{block_hash_or_number_param}/internal-transactions', '/api/v2/tokens/{address_hash_param}/transfers']) {
+    t.ok(paths.includes(path), path)
+  }
+})
