@@ -226,6 +226,57 @@ t.test('token_transfers of a token, newest first, with their token and transacti
   t.same(ofAddress.body.data.address.tokenTransfers.edges.map((e: any) => e.node.transactionHash), [forward, funding], 'sent and received')
 })
 
+t.test('addresses(hashes) answers each known address as the node has it', async (t) => {
+  const hashes = [wallets[0]!.address, token.address, caller.address]
+  const { body } = await gql(`query ($hashes: [AddressHash!]!) { addresses(hashes: $hashes) { hash fetched_coin_balance fetched_coin_balance_block_number
+    contract_code nonce transactions_count smart_contract { name } } }`, { hashes })
+  t.notOk(body.errors, 'no errors')
+  const byHash = new Map(body.data.addresses.map((a: any) => [a.hash, a]))
+  for (const hash of hashes) {
+    const address: any = byHash.get(hash.toLowerCase())
+    t.ok(address, `${hash} answered`)
+    t.equal(address.fetched_coin_balance, (await provider.getBalance(hash)).toString())
+    t.ok(address.fetched_coin_balance_block_number <= head)
+    const code = await provider.getCode(hash)
+    t.equal(address.contract_code, code === '0x' ? null : code)
+    t.equal(address.smart_contract, null)
+  }
+  t.equal((byHash.get(wallets[0]!.address.toLowerCase()) as any).nonce, await provider.getTransactionCount(wallets[0]!.address))
+  const none = await gql(`{ addresses(hashes: ["0x${'01'.repeat(20)}"]) { hash } }`)
+  t.equal(none.body.errors![0]!.message, 'Addresses not found.')
+  const unknown = await gql(`{ address(hash: "0x${'01'.repeat(20)}") { hash } }`)
+  t.match(unknown.body, { data: { address: null }, errors: [{ message: 'Address not found.', extensions: { code: 'NOT_FOUND' } }] })
+})
+
+t.test('token_transfers pages as Blockscout\'s tests page them: first/after with page_info, last with count', async (t) => {
+  const query = `query ($token_contract_address_hash: AddressHash!, $first: Int, $after: String, $last: Int, $count: Int) {
+    token_transfers(token_contract_address_hash: $token_contract_address_hash, first: $first, after: $after, last: $last, count: $count) {
+      page_info { has_next_page has_previous_page } edges { node { transaction_hash id } cursor } } }`
+  const pages: any[] = []
+  let after: string | undefined
+  for (let i = 0; i < 3; i++) {
+    const { body } = await gql(query, { token_contract_address_hash: token.address, first: 1, after })
+    pages.push(body.data.token_transfers)
+    after = body.data.token_transfers.edges[0].cursor
+  }
+  t.same(pages.map((p) => p.page_info), [
+    { has_next_page: true, has_previous_page: false }, { has_next_page: true, has_previous_page: true }, { has_next_page: false, has_previous_page: true }
+  ])
+  t.same(pages.map((p) => p.edges[0].node.transaction_hash), [forward, funding, token.creation])
+  const last = await gql(query, { token_contract_address_hash: token.address, last: 1, count: 3 })
+  t.same(last.body.data.token_transfers.edges.map((e: any) => e.node.transaction_hash), [token.creation], 'last: 1 is the oldest')
+  const node = await gql(`{ node(id: "${pages[0].edges[0].node.id}") { ... on TokenTransfer { transactionHash } } }`)
+  t.same(node.body.data.node, { transactionHash: forward })
+})
+
+t.test('GraphiQL\'s introspection query runs within the limits', async (t) => {
+  const { getIntrospectionQuery } = await import('graphql')
+  const { status, body } = await gql(getIntrospectionQuery())
+  t.equal(status, 200)
+  t.notOk(body.errors, 'no errors')
+  t.ok(body.data.__schema.types.some((type: any) => type.name === 'AddressHash'))
+})
+
 t.test('bad input: a malformed hash, too deep, too costly, bad pages, batches', async (t) => {
   const malformed = await gql('{ address(hash: "0x12") { hash } }')
   t.equal(malformed.status, 200, 'GraphQL errors answer 200, as Blockscout')
@@ -313,4 +364,8 @@ t.test('subscriptions hear a new transaction, its block and token transfers with
   t.same(tx.payload.data.newTransaction, { hash: sent.hash, blockNumber: receipt.blockNumber, fromAddressHash: deployer.address.toLowerCase(), block: { hash: receipt.blockHash } })
   t.same(block.payload.data.newBlock, { number: receipt.blockNumber, hash: receipt.blockHash })
   t.same(transfer.payload.data.token_transfers, [{ amount: '3', transaction_hash: sent.hash }])
+
+  const invalid = await subscribeGraphql(wsUrl, 'subscription { newBlock { bogus } }')
+  t.teardown(() => invalid.close())
+  t.match(await invalid.next(), { type: 'error', payload: [{ message: /Cannot query field "bogus"/ }] }, 'an invalid subscription is refused')
 })
