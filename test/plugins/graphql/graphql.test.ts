@@ -344,6 +344,7 @@ t.test('/api/v1/graphql answers as /api/v2/graphql; /schema.graphql, /graphiql a
   const sdl = await app.inject({ method: 'GET', url: '/schema.graphql' })
   t.match(sdl.body, /type Transaction implements Node/)
   t.equal((await app.inject({ method: 'GET', url: '/graphiql' })).statusCode, 200)
+  t.match((await app.inject({ method: 'GET', url: '/graphiql/config.js' })).body, 'window.GRAPHQL_ENDPOINT = \'/api/v2/graphql\'', 'GraphiQL queries /api/v2/graphql')
   const docs = (await app.inject({ method: 'GET', url: '/api-docs/json' })).json()
   t.ok(docs.paths['/api/v2/graphql'], '/api-docs lists the GraphQL endpoint')
 })
