@@ -4,6 +4,7 @@ import { resolve } from 'node:path'
 import { homedir } from 'node:os'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
+import { readConfigFile } from './config-file.ts'
 
 export const CHAIN_ID = 793788
 
@@ -36,7 +37,10 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
   RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
-  DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' }
+  DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' },
+  GRAPHQL_ENABLED: { type: 'boolean', default: true, description: 'Serve the GraphQL API, its subscriptions and GraphiQL; false answers 404 there and loads nothing of GraphQL.' },
+  GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
+  GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' }
 }
 
 export type Config = Readonly<{
@@ -65,6 +69,11 @@ export type Config = Readonly<{
     timeoutMs: number
     devAccountsFile: string | undefined
   }>
+  graphql: Readonly<{
+    enabled: boolean
+    maxDepth: number
+    maxComplexity: number
+  }>
 }>
 
 // Passed through to child processes only: Go's build needs its cache and proxy settings.
@@ -81,15 +90,21 @@ const validateVariables = ajv.compile({
   }))
 })
 
+/** Settings DATA_DIR/config.json may hold: all but DATA_DIR, which locates it. */
+const FILE_VARIABLES = new Set(Object.keys(VARIABLES).filter((name) => name !== 'DATA_DIR'))
+
 function readVariables (env: Env): Record<string, unknown> {
   // An empty value means "unset", as in most shells' `VAR= cmd`.
-  const data: Record<string, unknown> = Object.fromEntries(Object.keys(VARIABLES)
+  const fromEnv: Env = Object.fromEntries(Object.keys(VARIABLES)
     .filter((name) => env[name] !== undefined && env[name] !== '')
     .map((name) => [name, env[name]]))
+  // The instance's config file first; the environment overrides it.
+  const fromFile = readConfigFile(resolve(fromEnv.DATA_DIR ?? String(VARIABLES.DATA_DIR!.default)), FILE_VARIABLES)
+  const data: Record<string, unknown> = { ...fromFile, ...fromEnv }
   if (!validateVariables(data)) {
     const reasons = (validateVariables.errors ?? []).map((e) => {
       const name = e.instancePath.slice(1)
-      return `${name} ${e.message} (got ${JSON.stringify(env[name])})`
+      return `${name} ${e.message} (got ${JSON.stringify(fromEnv[name] ?? fromFile[name])})`
     })
     throw new ConfigInvalidError(reasons.join('; '))
   }
@@ -124,6 +139,11 @@ export function loadConfig (env: Env = process.env): Config {
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
       devAccountsFile: str('DEV_ACCOUNTS_FILE')
+    },
+    graphql: {
+      enabled: v.GRAPHQL_ENABLED,
+      maxDepth: v.GRAPHQL_MAX_DEPTH,
+      maxComplexity: v.GRAPHQL_MAX_COMPLEXITY
     }
   })
 }

@@ -23,6 +23,7 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
+export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
 
 /** Background work retries these with capped backoff: the fault may pass. */
 export class RetryableError extends Error {
@@ -38,5 +39,6 @@ export class FatalError extends Error {
 export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
-  OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError
+  OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
+  GraphqlDisabledError
 ].map((E) => new E('', '').code)

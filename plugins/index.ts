@@ -12,6 +12,7 @@ import rpcProxy from './rpc-proxy/index.ts'
 import health from './health/index.ts'
 import indexer from './indexer/index.ts'
 import rest from './rest/index.ts'
+import graphqlDisabled from './graphql/disabled.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -51,6 +52,9 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(rest)
+  // Imported only when on: an instance with GraphQL off loads none of it.
+  if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
+  else await app.register(graphqlDisabled)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
   return app
 }

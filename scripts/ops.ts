@@ -9,6 +9,7 @@ import { openOpsContext, type OpsContext } from './ops/context.ts'
 import type { OpsCommandContext } from './ops/command.ts'
 import { runVerifyIndex } from './ops/verify-index.ts'
 import { runReindex } from './ops/reindex.ts'
+import { runGraphqlSwitch } from './ops/graphql.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -27,6 +28,7 @@ if (command.name === 'help') {
   process.exit(0)
 }
 
+const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 let config: Config
 try {
   config = loadConfig()
@@ -34,9 +36,10 @@ try {
   process.stderr.write(`${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)
 }
+// Switches only edit DATA_DIR/config.json: no node, no database.
+if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
 // Synchronous: process.exit below must not drop the last lines.
 const log = pino({ level: config.logLevel, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }))
-const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 
 // Ctrl-C stops the command; Geth and PostgreSQL that ops started are still
 // stopped in order. A second Ctrl-C leaves at once (the next start stops them).

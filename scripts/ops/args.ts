@@ -6,6 +6,7 @@ export type OpsCommand =
   | { name: 'help' }
   | { name: 'verify-index', from: number | undefined, to: number | undefined }
   | { name: 'reindex', from: number }
+  | { name: 'graphql', enabled: boolean }
 
 export const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -19,6 +20,9 @@ Commands:
       Delete the indexed blocks from N up (with their transactions, logs and
       internal transactions) and index them again up to the node's head. Takes
       the indexer lock: refuses while a gateway indexes the same database.
+  graphql on|off
+      Turn this instance's GraphQL API on or off in DATA_DIR/config.json
+      (GRAPHQL_ENABLED). Restart the gateway to apply it.
 
 Options:
   --help    this text
@@ -43,6 +47,7 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
   const { positionals, values } = parsed
   if (values.help === true || positionals[0] === 'help') return { name: 'help' }
   if (positionals.length === 0) throw new OpsUsageError('no command given')
+  if (positionals[0] === 'graphql') return graphqlSwitch(positionals.slice(1), values)
   if (positionals.length > 1) throw new OpsUsageError(`one command at a time, got ${positionals.join(' ')}`)
   const from = blockNumber('--from', values.from)
   const to = blockNumber('--to', values.to)
@@ -63,4 +68,10 @@ function blockNumber (option: string, value: string | undefined): number | undef
   if (value === undefined) return undefined
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new OpsUsageError(`${option} wants a block number, got ${JSON.stringify(value)}`)
   return Number(value)
+}
+
+function graphqlSwitch (rest: string[], values: { from?: string, to?: string }): OpsCommand {
+  if (rest.length !== 1 || (rest[0] !== 'on' && rest[0] !== 'off')) throw new OpsUsageError('graphql takes on or off')
+  if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('graphql takes no --from or --to')
+  return { name: 'graphql', enabled: rest[0] === 'on' }
 }

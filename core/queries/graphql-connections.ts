@@ -1,0 +1,84 @@
+// Paged children for GraphQL connections, for many parents in one statement:
+// each parent's page is read by a lateral subquery from the index that
+// matches the connection's order (see graphql-page.ts), so a page of 50
+// transactions with their internal transactions costs two statements.
+import type { Knex } from 'knex'
+import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexer/types.ts'
+import { groupByParent, keysetClause, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
+import {
+  HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS, hexColumn, type GraphqlTransaction
+} from './graphql-records.ts'
+
+type Keyset = ReturnType<typeof keysetClause>
+type Parented<T> = T & { parent_key: string }
+
+export const ADDRESS_TRANSACTION_KEY = ['block_number', 'transaction_index']
+export const TOKEN_TRANSFER_KEY = ['block_number', 'log_index', 'batch_index']
+export const INTERNAL_TRANSACTION_KEY = ['trace_index']
+export const LOG_KEY = ['log_index']
+
+async function pagePerParent<T> (db: Knex, parents: readonly string[], page: KeysetPage, keyColumns: string[],
+  inner: (k: Keyset) => { sql: string, bindings: KeyValue[] }): Promise<Array<PageRows<Parented<T>>>> {
+  const keys = parents.map((p) => p.toLowerCase())
+  const k = keysetClause(keyColumns, page)
+  const { sql, bindings } = inner(k)
+  const { rows } = await db.raw(`select p0.key as parent_key, x.* from ${HEX_KEYS} cross join lateral (${sql}) x
+    order by p0.ord, ${k.orderBy}`, [keys, ...bindings])
+  return groupByParent(keys, rows as Array<Parented<T>>, page)
+}
+
+/** Each side (columns of `table`) read from its own index in key order, then merged without duplicates. */
+function mergedSides (table: string, columns: string, sides: string[], key: string[], k: Keyset): { sql: string, bindings: KeyValue[] } {
+  const side = (column: string) => `(select ${columns} from ${table} where ${column} = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit})`
+  return {
+    sql: `select distinct on (${key.join(', ')}) * from (${sides.map(side).join(' union all ')}) s order by ${k.orderBy} limit ${k.limit}`,
+    bindings: sides.flatMap(() => k.bindings)
+  }
+}
+
+/** Where the address is the sender, the recipient or the created contract. */
+export async function listAddressTransactions (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<GraphqlTransaction>>> {
+  return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => {
+    const picked = mergedSides('transactions', 'hash, block_number, transaction_index', ['"from"', '"to"', 'created_contract'], ADDRESS_TRANSACTION_KEY, k)
+    return {
+      sql: `select ${TRANSACTION_COLUMNS} from (${picked.sql}) picked
+        join transactions t on t.hash = picked.hash join blocks b on b.number = t.block_number`,
+      bindings: picked.bindings
+    }
+  })
+}
+
+export async function listAddressTokenTransfers (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<TokenTransferRow>>> {
+  return await pagePerParent<TokenTransferRow>(db, addresses, page, TOKEN_TRANSFER_KEY, (k) => {
+    const merged = mergedSides('token_transfers', TOKEN_TRANSFER_COLUMNS, ['"from"', '"to"'], TOKEN_TRANSFER_KEY, k)
+    // The sides select presented columns: read them back by their output names.
+    return { sql: `select * from (${merged.sql}) m`, bindings: merged.bindings }
+  })
+}
+
+export async function listTokenTransfers (db: Knex, token: string, page: KeysetPage): Promise<PageRows<TokenTransferRow>> {
+  const [pageRows] = await pagePerParent<TokenTransferRow>(db, [token], page, TOKEN_TRANSFER_KEY, (k) => ({
+    sql: `select ${TOKEN_TRANSFER_COLUMNS} from token_transfers where token_address = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit}`,
+    bindings: k.bindings
+  }))
+  return pageRows!
+}
+
+/** The calls below each transaction's own (trace index 0 is the transaction itself). */
+export async function listInternalTransactions (db: Knex, transactions: readonly string[], page: KeysetPage): Promise<Array<PageRows<InternalTransactionRow>>> {
+  return await pagePerParent<InternalTransactionRow>(db, transactions, page, INTERNAL_TRANSACTION_KEY, (k) => ({
+    sql: `select ${INTERNAL_TRANSACTION_COLUMNS}
+      from internal_transactions where transaction_hash = pb.bytes and trace_index > 0${k.where} order by ${k.orderBy} limit ${k.limit}`,
+    bindings: k.bindings
+  }))
+}
+
+export async function listTransactionLogs (db: Knex, transactions: readonly string[], page: KeysetPage): Promise<Array<PageRows<LogRow>>> {
+  return await pagePerParent<LogRow>(db, transactions, page, LOG_KEY, (k) => ({
+    sql: `select block_number::int as block_number, log_index, ${hexColumn('transaction_hash')} as transaction_hash, transaction_index,
+        ${hexColumn('address')} as address, ${hexColumn('topic0')} as topic0, ${hexColumn('topic1')} as topic1,
+        ${hexColumn('topic2')} as topic2, ${hexColumn('topic3')} as topic3, ${hexColumn('data')} as data
+      from logs where transaction_hash = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit}`,
+    bindings: k.bindings
+  }))
+}

@@ -1,0 +1,109 @@
+// Rows by key for the GraphQL loaders: one statement per batch of keys. Rows
+// come back in the indexer's row shapes (0x-hex strings, decimal strings), so
+// rows read here and rows the indexer announces after a commit present alike.
+import type { Knex } from 'knex'
+import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../indexer/types.ts'
+
+/** bytea as 0x-hex text (null stays null). */
+export const hexColumn = (column: string): string => `'0x' || encode(${column}, 'hex')`
+
+/** Parent keys as a relation `p(key, bytes)`: 0x-hex text in, bytea to join on. */
+export const HEX_KEYS = 'unnest(?::text[]) with ordinality p0(key, ord) cross join lateral (select decode(substr(p0.key, 3), \'hex\') as bytes) pb'
+
+export type GraphqlBlock = Omit<BlockRow, 'extra_data'>
+
+export type GraphqlTransaction = TransactionRow & { block_hash: Hex }
+
+export type GraphqlAddress = {
+  hash: Hex
+  coin_balance: string
+  balance_block: number | null
+  contract_code: Hex | null
+  nonce: number | null
+  gas_used: string
+  transaction_count: string
+  token_transfer_count: string
+}
+
+export type GraphqlToken = Omit<TokenRow, 'first_block' | 'updated_block'> & { holder_count: number }
+
+export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as hash, ${hexColumn('b.parent_hash')} as parent_hash,
+  extract(epoch from b.timestamp)::int as timestamp, ${hexColumn('b.miner')} as miner, ${hexColumn('b.signer')} as signer,
+  b.gas_limit::text as gas_limit, b.gas_used::text as gas_used, b.base_fee_per_gas::text as base_fee_per_gas, b.size,
+  ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
+  b.transaction_count, b.internal_transaction_count`
+
+/** A transaction `t` with its block `b` joined. */
+export const TRANSACTION_COLUMNS = `${hexColumn('t.hash')} as hash, t.block_number::int as block_number, t.transaction_index,
+  ${hexColumn('b.hash')} as block_hash, ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to",
+  t.value::text as value, t.gas::text as gas, t.gas_price::text as gas_price, t.max_fee_per_gas::text as max_fee_per_gas,
+  t.max_priority_fee_per_gas::text as max_priority_fee_per_gas, t.type, t.nonce::text as nonce, ${hexColumn('t.input')} as input,
+  t.status, t.gas_used::text as gas_used, t.cumulative_gas_used::text as cumulative_gas_used,
+  t.effective_gas_price::text as effective_gas_price, ${hexColumn('t.created_contract')} as created_contract, t.error,
+  ${hexColumn('t.revert_reason')} as revert_reason`
+
+export const TOKEN_TRANSFER_COLUMNS = `block_number::int as block_number, log_index, batch_index, ${hexColumn('transaction_hash')} as transaction_hash,
+  transaction_index, ${hexColumn('token_address')} as token_address, token_type, ${hexColumn('"from"')} as "from", ${hexColumn('"to"')} as "to",
+  amount::text as amount, token_id::text as token_id`
+
+export const INTERNAL_TRANSACTION_COLUMNS = `block_number::int as block_number, transaction_index, trace_index,
+  ${hexColumn('transaction_hash')} as transaction_hash, type, ${hexColumn('"from"')} as "from", ${hexColumn('"to"')} as "to",
+  value::text as value, gas::text as gas, gas_used::text as gas_used, ${hexColumn('input')} as input, ${hexColumn('output')} as output,
+  error, trace_address, ${hexColumn('created_contract')} as created_contract`
+
+const keys = (hexes: readonly string[]): string[] => hexes.map((h) => h.toLowerCase())
+
+function inOrder<T> (wanted: readonly string[], rows: T[], keyOf: (row: T) => string): Array<T | undefined> {
+  const byKey = new Map(rows.map((r) => [keyOf(r), r]))
+  return wanted.map((k) => byKey.get(k.toLowerCase()))
+}
+
+export async function findBlocksByNumber (db: Knex, numbers: readonly number[]): Promise<Array<GraphqlBlock | undefined>> {
+  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
+  const byNumber = new Map((rows as GraphqlBlock[]).map((r) => [r.number, r]))
+  return numbers.map((n) => byNumber.get(n))
+}
+
+export async function findTransactionsByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlTransaction | undefined>> {
+  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from ${HEX_KEYS}
+    join transactions t on t.hash = pb.bytes join blocks b on b.number = t.block_number`, [keys(hashes)])
+  return inOrder(hashes, rows as GraphqlTransaction[], (r) => r.hash)
+}
+
+export async function findAddressesByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
+  const { rows } = await db.raw(`select ${hexColumn('a.hash')} as hash, a.coin_balance::text as coin_balance, a.balance_block::int as balance_block,
+      ${hexColumn('a.contract_code')} as contract_code, a.nonce::int as nonce, a.gas_used::text as gas_used,
+      a.transaction_count::text as transaction_count, a.token_transfer_count::text as token_transfer_count
+    from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
+  return inOrder(hashes, rows as GraphqlAddress[], (r) => r.hash)
+}
+
+export async function findTokensByAddress (db: Knex, addresses: readonly string[]): Promise<Array<GraphqlToken | undefined>> {
+  const { rows } = await db.raw(`select ${hexColumn('k.address')} as address, k.type, k.name, k.symbol, k.decimals,
+      k.total_supply::text as total_supply, k.holder_count
+    from ${HEX_KEYS} join tokens k on k.address = pb.bytes`, [keys(addresses)])
+  return inOrder(addresses, rows as GraphqlToken[], (r) => r.address)
+}
+
+/** Whether any call below a transaction's own failed (Blockscout's has_error_in_internal_transactions). */
+export async function findInternalErrors (db: Knex, hashes: readonly string[]): Promise<boolean[]> {
+  const { rows } = await db.raw(`select p0.key, exists (select 1 from internal_transactions i
+      where i.transaction_hash = pb.bytes and i.trace_index > 0 and i.error is not null) as failed
+    from ${HEX_KEYS}`, [keys(hashes)])
+  const byKey = new Map((rows as Array<{ key: string, failed: boolean }>).map((r) => [r.key, r.failed]))
+  return hashes.map((h) => byKey.get(h.toLowerCase()) ?? false)
+}
+
+/** One call of a transaction by its depth-first index, for Relay's node(id). */
+export async function findInternalTransaction (db: Knex, hash: string, index: number): Promise<InternalTransactionRow | undefined> {
+  const { rows } = await db.raw(`select ${INTERNAL_TRANSACTION_COLUMNS} from internal_transactions
+    where transaction_hash = decode(?, 'hex') and trace_index = ?`, [hash.slice(2).toLowerCase(), index])
+  return rows[0]
+}
+
+/** One token transfer by its log (and position in an ERC-1155 batch), for Relay's node(id). */
+export async function findTokenTransfer (db: Knex, hash: string, logIndex: number, batchIndex: number): Promise<TokenTransferRow | undefined> {
+  const { rows } = await db.raw(`select ${TOKEN_TRANSFER_COLUMNS} from token_transfers
+    where transaction_hash = decode(?, 'hex') and log_index = ? and batch_index = ?`, [hash.slice(2).toLowerCase(), logIndex, batchIndex])
+  return rows[0]
+}

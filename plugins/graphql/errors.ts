@@ -1,0 +1,77 @@
+// GraphQL's own error channel: every error in `errors[]` carries
+// `extensions.code`. GraphQL errors answer HTTP 200 with the rest of the
+// result, as Blockscout does (its tests expect 200 for parse, validation,
+// complexity and resolver errors); only a body that is not one GraphQL request
+// gets a 4xx (see index.ts). Internal failures are logged and masked.
+import mercurius from 'mercurius'
+import { GraphQLError, type ExecutionResult } from 'graphql'
+import type { FastifyBaseLogger } from 'fastify'
+
+export const ERROR_CODES = {
+  PARSE: 'GRAPHQL_PARSE_FAILED',
+  VALIDATION: 'GRAPHQL_VALIDATION_FAILED',
+  TOO_DEEP: 'QUERY_TOO_DEEP',
+  TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  INTERNAL: 'INTERNAL_SERVER_ERROR',
+  BAD_REQUEST: 'BAD_REQUEST'
+} as const
+
+const { ErrorWithProps } = mercurius
+
+/** A client's mistake found while resolving: the field is null and the error says why. */
+export const userError = (message: string, code: string = ERROR_CODES.BAD_USER_INPUT): Error => new ErrorWithProps(message, { code }, 200)
+
+export const notFound = (message: string): Error => userError(message, ERROR_CODES.NOT_FOUND)
+
+/** Errors mercurius wraps (validation, depth) carry the real ones in `.errors`. */
+function unwrap (error: GraphQLError): GraphQLError[] {
+  const inner = (error.originalError as { errors?: unknown } | undefined)?.errors
+  if (!Array.isArray(inner)) return [error]
+  return inner.map((e) => e instanceof GraphQLError ? e : new GraphQLError((e as Error).message, { originalError: e as Error }))
+}
+
+function codeOf (error: GraphQLError): string | undefined {
+  const original = error.originalError as (Error & { code?: string, extensions?: { code?: string } }) | undefined
+  if (typeof error.extensions?.code === 'string') return error.extensions.code
+  if (typeof original?.extensions?.code === 'string') return original.extensions.code
+  if (original?.code === 'MER_ERR_GQL_QUERY_DEPTH') return ERROR_CODES.TOO_DEEP
+  if (error.message.startsWith('Syntax Error')) return ERROR_CODES.PARSE
+  // No original error: graphql-js's own validation (unknown field, bad argument, a malformed scalar).
+  if (original === undefined || original instanceof GraphQLError) return ERROR_CODES.VALIDATION
+  return undefined
+}
+
+type Original = Error & { code?: string, statusCode?: number, errors?: unknown }
+
+/**
+ * The HTTP status: 200 for anything GraphQL said about the operation; the
+ * request's own status when the body was not one GraphQL request (not JSON,
+ * too large, no query: Fastify's FST_ERR_* or a body-schema error), 405 for a
+ * subscription over GET.
+ */
+function statusOf (errors: readonly GraphQLError[]): number {
+  for (const error of errors) {
+    const original = error.originalError as Original | undefined
+    if (original?.code?.startsWith('FST_ERR') === true) return original.statusCode ?? 400
+    if (original?.code === 'MER_ERR_METHOD_NOT_ALLOWED') return 405
+    if (Array.isArray(original?.errors) && original.errors.some((e) => !(e instanceof GraphQLError))) return 400
+  }
+  return 200
+}
+
+/** mercurius errorFormatter: a code on every error, internals hidden and logged. */
+export function formatErrors (execution: ExecutionResult, context: { reply?: { log: FastifyBaseLogger }, app: { log: FastifyBaseLogger } }) {
+  const log = context.reply?.log ?? context.app.log
+  const statusCode = statusOf(execution.errors ?? [])
+  const errors = (execution.errors ?? []).flatMap(unwrap).map((error) => {
+    const code = statusCode !== 200 ? ERROR_CODES.BAD_REQUEST : codeOf(error)
+    if (code === undefined) {
+      log.error({ err: error.originalError ?? error, path: error.path }, 'GraphQL resolver failed')
+      return new GraphQLError('Internal server error', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()
+    }
+    return { ...error.toJSON(), extensions: { ...error.extensions, code } }
+  })
+  return { statusCode, response: { data: execution.data ?? null, errors } }
+}

@@ -1,0 +1,33 @@
+// Feeds subscriptions from the indexer: after each commit the indexer emits
+// the stored rows ('blocks'), which are published as they are (the row shapes
+// the resolvers read), so a subscriber hears of a block without the database
+// being polled. Nested fields (a transaction's block...) go through loaders.
+import type { BlockRows } from '../../core/indexer/types.ts'
+import type { TokenTransferRow } from '../../core/indexer/types.ts'
+import { TOPICS } from './resolvers/subscription.ts'
+
+type Publish = (event: { topic: string, payload: unknown }) => void
+type Emitter = { on (event: 'blocks', listener: (batch: BlockRows[]) => void): unknown, off (event: 'blocks', listener: (batch: BlockRows[]) => void): unknown }
+
+export function publishBlocks (publish: Publish, batch: BlockRows[]): void {
+  for (const { block, transactions, tokenTransfers } of batch) {
+    const { extra_data: _extra, ...blockRecord } = block
+    publish({ topic: TOPICS.newBlock, payload: { newBlock: blockRecord } })
+    for (const transaction of transactions) {
+      publish({ topic: TOPICS.newTransaction, payload: { newTransaction: { ...transaction, block_hash: block.hash } } })
+    }
+    const byToken = new Map<string, TokenTransferRow[]>()
+    for (const transfer of tokenTransfers) {
+      const token = transfer.token_address.toLowerCase()
+      byToken.set(token, [...byToken.get(token) ?? [], transfer])
+    }
+    for (const [token, transfers] of byToken) publish({ topic: TOPICS.tokenTransfers(token), payload: { tokenTransfers: transfers } })
+  }
+}
+
+/** Publishes every batch the indexer commits until the returned function is called. */
+export function feedSubscriptions (indexer: Emitter, publish: Publish): () => void {
+  const listener = (batch: BlockRows[]): void => publishBlocks(publish, batch)
+  indexer.on('blocks', listener)
+  return () => { indexer.off('blocks', listener) }
+}

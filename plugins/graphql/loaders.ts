@@ -1,0 +1,117 @@
+// Loaders for every parent-to-children edge: mercurius queues the lookups of
+// one request tick by tick and each batch becomes one SQL statement (or one
+// JSON-RPC batch), so a page of 50 transactions with their blocks, addresses
+// and internal transactions costs a handful of statements, not 50 of each.
+import type { Knex } from 'knex'
+import type { RpcClient } from '../../core/rpc/client.ts'
+import type { KeysetPage, PageRows } from '../../core/queries/graphql-page.ts'
+import {
+  findAddressesByHash, findBlocksByNumber, findInternalErrors, findTokensByAddress, findTransactionsByHash, type GraphqlTransaction
+} from '../../core/queries/graphql-records.ts'
+import {
+  ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY, listAddressTokenTransfers, listAddressTransactions,
+  listInternalTransactions, listTransactionLogs
+} from '../../core/queries/graphql-connections.ts'
+import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../core/indexer/types.ts'
+import { pageOf, toConnection, type ConnectionArgs, type ConnectionKind } from './connection.ts'
+
+type Query<Obj> = { obj: Obj, params: Record<string, unknown> }
+type Loader<Obj> = (queries: Array<Query<Obj>>, context: object) => Promise<unknown[]>
+
+export type ConnectionSpec<Row> = ConnectionKind<Row> & { arity: number }
+
+export const CONNECTIONS = {
+  transactions: { tag: 'tx', arity: ADDRESS_TRANSACTION_KEY.length, key: (r: GraphqlTransaction) => [r.block_number, r.transaction_index] },
+  tokenTransfers: { tag: 'tt', arity: TOKEN_TRANSFER_KEY.length, order: 'desc', key: (r: TokenTransferRow) => [r.block_number, r.log_index, r.batch_index] },
+  internalTransactions: { tag: 'it', arity: INTERNAL_TRANSACTION_KEY.length, order: 'asc', key: (r: InternalTransactionRow) => [r.trace_index] },
+  logs: { tag: 'log', arity: LOG_KEY.length, order: 'asc', key: (r: LogRow) => [r.log_index] }
+} satisfies Record<string, ConnectionSpec<any>>
+
+/**
+ * A connection field for many parents: queries with the same page arguments
+ * go in one statement; bad arguments answer that field's error alone.
+ */
+export function connectionLoader<Obj, Row> (spec: ConnectionSpec<Row>, parentKey: (obj: Obj) => string,
+  list: (parents: string[], page: KeysetPage) => Promise<Array<PageRows<Row>>>): Loader<Obj> {
+  return async (queries) => {
+    const results: unknown[] = new Array(queries.length)
+    const groups = new Map<string, { page: KeysetPage, indexes: number[] }>()
+    queries.forEach(({ params }, i) => {
+      const args = params as ConnectionArgs
+      const order = args.order === 'ASC' ? 'asc' : spec.order ?? 'desc'
+      try {
+        const page = pageOf(args, { tag: spec.tag, arity: spec.arity, order })
+        const key = JSON.stringify(page)
+        const group = groups.get(key) ?? groups.set(key, { page, indexes: [] }).get(key)!
+        group.indexes.push(i)
+      } catch (err) {
+        results[i] = err
+      }
+    })
+    for (const { page, indexes } of groups.values()) {
+      const pages = await list(indexes.map((i) => parentKey(queries[i]!.obj)), page)
+      indexes.forEach((queryIndex, j) => { results[queryIndex] = toConnection(page, pages[j]!, spec) })
+    }
+    return results
+  }
+}
+
+/** A to-one edge by key; a null key answers null without a lookup. */
+function byKey<Obj, Key, Row> (keyOf: (obj: Obj) => Key | null, find: (keys: Key[]) => Promise<Array<Row | undefined>>): Loader<Obj> {
+  return async (queries) => {
+    const keys = queries.map((q) => keyOf(q.obj))
+    const wanted = keys.filter((k): k is Key => k !== null)
+    const found = wanted.length === 0 ? [] : await find(wanted)
+    let next = 0
+    return keys.map((k) => k === null ? null : found[next++] ?? null)
+  }
+}
+
+type RpcSignature = { r: string, s: string, v: string }
+
+/** r, s and v from the node (the index does not keep signatures), one JSON-RPC batch per request tick. */
+function signatureLoader (rpc: RpcClient, part: keyof RpcSignature): Loader<GraphqlTransaction> {
+  const batches = new WeakMap<object, Map<string, Promise<RpcSignature | null>>>()
+  return async (queries, context) => {
+    const reply = (context as { reply?: object }).reply ?? context
+    const known = batches.get(reply) ?? batches.set(reply, new Map()).get(reply)!
+    const missing = [...new Set(queries.map((q) => q.obj.hash))].filter((h) => !known.has(h))
+    if (missing.length > 0) {
+      const fetched = rpc.batch<RpcSignature | null>(missing.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })))
+      missing.forEach((h, i) => known.set(h, fetched.then((all) => all[i] ?? null)))
+    }
+    return await Promise.all(queries.map(async (q) => {
+      const signature = await known.get(q.obj.hash)!
+      return signature === null ? null : BigInt(signature[part]).toString()
+    }))
+  }
+}
+
+export function createLoaders (db: Knex, rpc: RpcClient) {
+  const addresses = (keyOf: (t: GraphqlTransaction) => string | null) => byKey(keyOf, async (keys: string[]) => await findAddressesByHash(db, keys))
+  return {
+    Transaction: {
+      block: byKey((t: GraphqlTransaction) => t.block_number, async (numbers: number[]) => await findBlocksByNumber(db, numbers)),
+      hasErrorInInternalTransactions: byKey((t: GraphqlTransaction) => t.hash, async (hashes: string[]) => await findInternalErrors(db, hashes)),
+      internalTransactions: connectionLoader(CONNECTIONS.internalTransactions, (t: GraphqlTransaction) => t.hash,
+        async (parents, page) => await listInternalTransactions(db, parents, page)),
+      logs: connectionLoader(CONNECTIONS.logs, (t: GraphqlTransaction) => t.hash, async (parents, page) => await listTransactionLogs(db, parents, page)),
+      fromAddress: addresses((t) => t.from),
+      toAddress: addresses((t) => t.to),
+      createdContractAddress: addresses((t) => t.created_contract),
+      r: signatureLoader(rpc, 'r'),
+      s: signatureLoader(rpc, 's'),
+      v: signatureLoader(rpc, 'v')
+    },
+    Address: {
+      transactions: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
+        async (parents, page) => await listAddressTransactions(db, parents, page)),
+      tokenTransfers: connectionLoader(CONNECTIONS.tokenTransfers, (a: { hash: string }) => a.hash,
+        async (parents, page) => await listAddressTokenTransfers(db, parents, page))
+    },
+    TokenTransfer: {
+      transaction: byKey((tt: TokenTransferRow) => tt.transaction_hash, async (hashes: string[]) => await findTransactionsByHash(db, hashes)),
+      token: byKey((tt: TokenTransferRow) => tt.token_address, async (keys: string[]) => await findTokensByAddress(db, keys))
+    }
+  }
+}

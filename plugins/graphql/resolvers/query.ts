@@ -1,0 +1,62 @@
+// Root queries: Blockscout's arguments and "not found" wording, over core queries.
+import type { Knex } from 'knex'
+import {
+  findAddressesByHash, findBlocksByNumber, findInternalTransaction, findTokenTransfer, findTransactionsByHash
+} from '../../../core/queries/graphql-records.ts'
+import { listTokenTransfers } from '../../../core/queries/graphql-connections.ts'
+import { notFound } from '../errors.ts'
+import { pageOf, toConnection, type ConnectionArgs } from '../connection.ts'
+import { CONNECTIONS } from '../loaders.ts'
+import { fromGlobalId } from './node.ts'
+
+const HASH = /^0x[0-9a-f]{64}$/i
+
+async function findNode (db: Knex, id: string): Promise<object | undefined> {
+  const global = fromGlobalId(id)
+  if (global?.type === 'Transaction' && HASH.test(global.local)) return (await findTransactionsByHash(db, [global.local]))[0]
+  let local: { index?: unknown, log_index?: unknown, batch_index?: unknown, transaction_hash?: unknown }
+  try {
+    local = JSON.parse(global?.local ?? '')
+  } catch {
+    return undefined
+  }
+  const hash = typeof local.transaction_hash === 'string' && HASH.test(local.transaction_hash) ? local.transaction_hash : undefined
+  if (hash === undefined) return undefined
+  if (global!.type === 'InternalTransaction' && Number.isSafeInteger(local.index)) return await findInternalTransaction(db, hash, local.index as number)
+  if (global!.type === 'TokenTransfer' && Number.isSafeInteger(local.log_index)) {
+    return await findTokenTransfer(db, hash, local.log_index as number, Number.isSafeInteger(local.batch_index) ? local.batch_index as number : 0)
+  }
+  return undefined
+}
+
+export function createQueryResolvers (db: Knex) {
+  return {
+    Query: {
+      async node (_root: unknown, { id }: { id: string }) {
+        return await findNode(db, id) ?? notFound('Unknown node')
+      },
+      async address (_root: unknown, { hash }: { hash: string }) {
+        return (await findAddressesByHash(db, [hash]))[0] ?? notFound('Address not found.')
+      },
+      async addresses (_root: unknown, { hashes }: { hashes: string[] }) {
+        const found = (await findAddressesByHash(db, hashes)).filter((a) => a !== undefined)
+        return found.length > 0 ? found : notFound('Addresses not found.')
+      },
+      async block (_root: unknown, { number }: { number: number }) {
+        return (await findBlocksByNumber(db, [number]))[0] ?? notFound(`Block number ${number} was not found.`)
+      },
+      async transaction (_root: unknown, { hash }: { hash: string }) {
+        return (await findTransactionsByHash(db, [hash]))[0] ?? notFound('Transaction not found.')
+      },
+      async tokenTransfers (_root: unknown, args: ConnectionArgs & { tokenContractAddressHash: string }) {
+        const spec = CONNECTIONS.tokenTransfers
+        const page = pageOf(args, { tag: spec.tag, arity: spec.arity, order: spec.order })
+        return toConnection(page, await listTokenTransfers(db, args.tokenContractAddressHash, page), spec)
+      }
+    },
+    Node: {
+      // Rows tell their type by the columns only they have.
+      resolveType: (row: object) => 'trace_index' in row ? 'InternalTransaction' : 'token_type' in row ? 'TokenTransfer' : 'Transaction'
+    }
+  }
+}
