@@ -5,6 +5,7 @@ import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
 import { addressRoutes } from './addresses.ts'
 import { blockscoutHealthRoutes } from './health.ts'
+import { searchRoutes } from './search.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
@@ -23,6 +24,7 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(blockRoutes)
     await scope.register(transactionRoutes)
     await scope.register(addressRoutes)
+    await scope.register(searchRoutes)
   }, { prefix: '/api/v2' })
   await app.register(blockscoutHealthRoutes)
 }

@@ -50,3 +50,11 @@ export function responseValidator (path: string, status = '200') {
   const validate = ajv.compile({ $ref: `spec#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${status}/content/application~1json/schema` })
   return (body: unknown): string | undefined => validate(body) ? undefined : ajv!.errorsText(validate.errors, { separator: '\n' })
 }
+
+type Equal = { equal (found: unknown, wanted: unknown, message: string): unknown }
+
+/** Asserts that `body` matches the spec's 200 response of GET `path` (nothing when ../shared is absent). */
+export function checkSpec (t: Equal, path: string, body: unknown): void {
+  const validate = responseValidator(path)
+  if (validate !== undefined) t.equal(validate(body), undefined, `${path} matches Blockscout's OpenAPI schema`)
+}
