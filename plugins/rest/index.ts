@@ -10,6 +10,12 @@ import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
+  await app.register(restV2, { prefix: '/api/v2' })
+  await app.register(blockscoutHealthRoutes)
+}
+
+/** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
+export async function restV2 (app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
@@ -25,8 +31,7 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(transactionRoutes)
     await scope.register(addressRoutes)
     await scope.register(searchRoutes)
-  }, { prefix: '/api/v2' })
-  await app.register(blockscoutHealthRoutes)
+  })
 }
 
 export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

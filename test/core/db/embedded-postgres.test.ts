@@ -20,7 +20,7 @@ t.test('openDatabase() without a URL starts, migrates and keeps embedded Postgre
   t.ok(first.embedded, 'embedded PostgreSQL was started')
   t.match(first.url, /^postgres:\/\/postgres:postgres@127\.0\.0\.1:\d+\/gateway$/)
   const migrations = await first.knex('knex_migrations').pluck('name')
-  t.same(migrations, ['2026_11_21_0_chain_meta', '2026_11_21_1_chain_data', '2026_11_21_2_tokens_addresses'])
+  t.same(migrations, ['2026_11_21_0_chain_meta', '2026_11_21_1_chain_data', '2026_11_21_2_tokens_addresses', '2026_11_21_6_transaction_flag_indexes'])
   await bindDatabaseToChain(first.knex, 793788, GENESIS)
   await first.close()
 
