@@ -55,10 +55,14 @@ export async function listAddressTransactions (db: Knex, hash: Buffer, filter: A
   return rows.map(normaliseTransaction)
 }
 
+// The address is compared through a sub-select, which PostgreSQL cannot see
+// into when planning: a busy address then gets the same plan as any other
+// (its index, in key order) and the prepared statement keeps one generic
+// plan instead of being planned again on every request.
 function addressPage (sides: string[], after: boolean): string {
   const limit = PAGE_SIZE + 1
   const side = (column: string) => `(select hash, block_number, transaction_index from transactions
-    where ${column} = $1 ${after ? 'and (block_number, transaction_index) < ($2, $3)' : ''} order by block_number desc, transaction_index desc limit ${limit})`
+    where ${column} = (select $1::bytea) ${after ? 'and (block_number, transaction_index) < ($2, $3)' : ''} order by block_number desc, transaction_index desc limit ${limit})`
   return `select ${TRANSACTION_COLUMNS} from (
       select distinct on (block_number, transaction_index) hash from (${sides.map(side).join(' union all ')}) s
       order by block_number desc, transaction_index desc limit ${limit}

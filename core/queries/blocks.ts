@@ -42,19 +42,18 @@ const FEES = `
   ) f on true
   left join addresses a on a.hash = coalesce(b.signer, b.miner)`
 
-const pageOf = (where: string, limit: string) => `select ${BLOCK_COLUMNS} from (
+// The limit is written into the text: a bound one keeps PostgreSQL re-planning (see transactions.ts).
+const pageOf = (where: string, limit: number) => `select ${BLOCK_COLUMNS} from (
     select * from blocks ${where} order by number desc limit ${limit}
   ) b ${FEES} order by b.number desc`
-const FIRST_PAGE = pageOf('', '$1')
-const PAGE_BEFORE = pageOf('where number < $1', '$2')
 const BY_NUMBER = `select ${BLOCK_COLUMNS} from blocks b ${FEES} where b.number = $1`
 const BY_HASH = `select ${BLOCK_COLUMNS} from blocks b ${FEES} where b.hash = $1`
 
 /** A page of blocks below `before` (newest first), one more than a page to tell whether another follows. */
 export async function listBlocks (db: Knex, before: number | undefined, limit = PAGE_SIZE): Promise<BlockRecord[]> {
   const rows = before === undefined
-    ? await preparedRows<BlockRecord>(db, FIRST_PAGE, [limit + 1])
-    : await preparedRows<BlockRecord>(db, PAGE_BEFORE, [before, limit + 1])
+    ? await preparedRows<BlockRecord>(db, pageOf('', limit + 1), [])
+    : await preparedRows<BlockRecord>(db, pageOf('where number < $1', limit + 1), [before])
   return rows.map(normalise)
 }
 

@@ -7,15 +7,14 @@
 // BENCH_FLOOR_POOL (connections of the floor's pool; default 32, one per caller).
 // Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
 // responses under load failed.
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import pg from 'pg'
 import { loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/logger.ts'
-import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
-import { startCpuMeter } from './cpu.ts'
+import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf } from './rest/generate.ts'
-import { captureStatements, startRestServer, type RestServer } from './rest/server.ts'
+import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
 import { runFloor } from './rest/floor.ts'
 import { deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
 
@@ -54,19 +53,63 @@ async function endpoints (server: RestServer): Promise<Endpoint[]> {
   ]
 }
 
-async function measureEndpoint (server: RestServer, load: LoadGenerator, pool: pg.Pool, endpoint: Endpoint, durationS: number): Promise<{ figures: EndpointFigures, busy: number }> {
-  const { statements, body } = await captureStatements(server, endpoint.path)
-  const items = (JSON.parse(body) as { items?: unknown[] }).items
-  if (items !== undefined && items.length !== 50) throw new Error(`${endpoint.path} answered ${items.length} items, not a full page`)
-  console.error(`measuring ${endpoint.name}: through the gateway, then its ${statements.length} SQL statement(s) through pg (${WARMUP_S} + ${durationS} s each)`)
-  const job = { url: server.url + endpoint.path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
+type Half = { gateway: LoadResult, floor: LoadResult, loadAverage: number }
+
+/** Half a measurement of one endpoint: through the gateway, then its SQL through pg, back to back. */
+async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Pool, path: string, statements: Statement[], durationS: number): Promise<Half> {
+  const job = { url: server.url + path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
   await load.run({ ...job, durationS: WARMUP_S })
-  const stopCpuMeter = await startCpuMeter(undefined)
   const gateway = await load.run({ ...job, durationS })
-  const { machineBusy } = await stopCpuMeter()
   await runFloor(pool, statements, CONNECTIONS, WARMUP_S)
   const floor = await runFloor(pool, statements, CONNECTIONS, durationS)
-  return { figures: { ...endpoint, statements: statements.length, gateway, floor, ratio: gateway.reqPerS / floor.reqPerS }, busy: machineBusy }
+  return { gateway, floor, loadAverage: loadavg()[0]! }
+}
+
+/** Two halves as one: throughput and median averaged, the worse p99 kept, failures summed. */
+function combine (a: LoadResult, b: LoadResult): LoadResult {
+  return {
+    requests: a.requests + b.requests,
+    reqPerS: (a.reqPerS + b.reqPerS) / 2,
+    p50Ms: (a.p50Ms + b.p50Ms) / 2,
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    non200: a.non200 + b.non200,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    sampled: a.sampled + b.sampled,
+    sampleFailures: a.sampleFailures + b.sampleFailures,
+    firstFailure: a.firstFailure ?? b.firstFailure,
+    loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
+  }
+}
+
+/**
+ * Every endpoint in two halves; the first and the deep page in the order
+ * first, deep, deep, first, so that load from outside that rises or falls
+ * during the run weighs on both alike and their ratio stays fair.
+ */
+async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Pool, list: Endpoint[], durationS: number): Promise<{ figures: EndpointFigures[], loadAverages: number[] }> {
+  const prepared = []
+  for (const endpoint of list) {
+    const { statements, body } = await captureStatements(server, endpoint.path)
+    const items = (JSON.parse(body) as { items?: unknown[] }).items
+    if (items !== undefined && items.length !== 50) throw new Error(`${endpoint.path} answered ${items.length} items, not a full page`)
+    prepared.push({ endpoint, statements, halves: [] as Half[] })
+  }
+  const order = [0, 1, 1, 0, ...list.slice(2).flatMap((_, i) => [i + 2, i + 2])]
+  const halfS = durationS / 2
+  for (const i of order) {
+    const { endpoint, statements, halves } = prepared[i]!
+    console.error(`measuring ${endpoint.name} (half ${halves.length + 1} of 2): through the gateway, then its ${statements.length} SQL statement(s) through pg (${WARMUP_S} + ${halfS} s each)`)
+    halves.push(await measureHalf(server, load, pool, endpoint.path, statements, halfS))
+  }
+  return {
+    figures: prepared.map(({ endpoint, statements, halves: [a, b] }) => {
+      const gateway = combine(a!.gateway, b!.gateway)
+      const floor = combine(a!.floor, b!.floor)
+      return { ...endpoint, statements: statements.length, gateway, floor, ratio: gateway.reqPerS / floor.reqPerS }
+    }),
+    loadAverages: prepared.map(({ halves }) => Math.max(...halves.map((h) => h.loadAverage)))
+  }
 }
 
 async function main (): Promise<number> {
@@ -89,13 +132,8 @@ async function main (): Promise<number> {
   const load = startLoadGenerator()
   const pool = new pg.Pool({ connectionString: bench.url, max: floorPool })
   try {
-    const figures: EndpointFigures[] = []
-    const busy: number[] = []
-    for (const endpoint of await endpoints(server)) {
-      const measured = await measureEndpoint(server, load, pool, endpoint, durationS)
-      figures.push(measured.figures)
-      busy.push(measured.busy)
-    }
+    const loadBefore = loadavg()[0]!
+    const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS)
     const settings: RestBenchSettings = {
       durationS,
       warmupS: WARMUP_S,
@@ -107,10 +145,11 @@ async function main (): Promise<number> {
       transactions: DEFAULT_SHAPE.blocks * DEFAULT_SHAPE.transactionsPerBlock,
       addresses: DEFAULT_SHAPE.addresses,
       filled: bench.filled,
-      fillS: bench.fillS
+      fillS: bench.fillS,
+      loadBefore
     }
     const deep = deepOverFirst(figures[0]!, figures[1]!)
-    printReport(figures, deep, settings, busy)
+    printReport(figures, deep, settings, loadAverages)
     printJson(figures, deep, settings)
     const failed = figures.some((f) => f.gateway.non200 + f.gateway.errors + f.gateway.sampleFailures + f.floor.errors > 0)
     return failed ? EXIT_BAD_RESPONSES : 0

@@ -1,6 +1,7 @@
 // What bench:rest prints: a table for people, then one JSON line with every
 // figure for machines (`npm run bench:rest | tail -n 1`).
 import type { LoadResult } from '../load-generator.ts'
+import { printTable } from '../report.ts'
 
 export const TARGETS = { maxDeepOverFirst: 1.2, maxP99Ms: 25, minRatio: 0.5 }
 
@@ -26,6 +27,8 @@ export type RestBenchSettings = {
   addresses: number
   filled: string
   fillS: number
+  /** The machine's 1-minute load average before the benchmark started: work from outside it. */
+  loadBefore: number
 }
 
 /** Cost of a request = its share of a second of throughput: deep over first is first req/s over deep req/s. */
@@ -33,13 +36,15 @@ export function deepOverFirst (first: EndpointFigures, deep: EndpointFigures): {
   return { gateway: first.gateway.reqPerS / deep.gateway.reqPerS, floor: first.floor.reqPerS / deep.floor.reqPerS }
 }
 
-export function printReport (figures: EndpointFigures[], deep: { gateway: number, floor: number }, s: RestBenchSettings, machineBusy: number[]): void {
+export function printReport (figures: EndpointFigures[], deep: { gateway: number, floor: number }, s: RestBenchSettings, loadAverages: number[]): void {
   console.log(`\nREST API against raw SQL: ${s.connections} concurrent callers each, ${s.durationS} s per run after a ${s.warmupS} s warm-up, ${s.cpus} CPUs`)
   console.log(`database: ${s.blocks + 1} blocks, ${s.transactions} transactions, ${s.addresses} addresses (${s.filled === 'now' ? `filled in ${s.fillS.toFixed(0)} s` : 'reused'}); ` +
-    `gateway pool ${s.gatewayPool} connections, floor pool ${s.floorPool}\n`)
-  printTable(['endpoint', 'SQL', 'gateway req/s', 'p50', 'p99', 'raw SQL req/s', 'p50', 'p99', 'ratio', 'machine busy'],
+    `gateway pool ${s.gatewayPool} connections, floor pool ${s.floorPool}`)
+  // The benchmark alone keeps about 3 runnable (gateway, PostgreSQL, load): more means others share the CPUs.
+  console.log(`load average before the run: ${s.loadBefore.toFixed(1)} on ${s.cpus} CPUs\n`)
+  printTable(['endpoint', 'SQL', 'gateway req/s', 'p50', 'p99', 'raw SQL req/s', 'p50', 'p99', 'ratio', 'load avg'],
     figures.map((f, i) => [f.name, String(f.statements), rate(f.gateway.reqPerS), ms(f.gateway.p50Ms), ms(f.gateway.p99Ms),
-      rate(f.floor.reqPerS), ms(f.floor.p50Ms), ms(f.floor.p99Ms), f.ratio.toFixed(2), `${(machineBusy[i]! * 100).toFixed(0)} %`]))
+      rate(f.floor.reqPerS), ms(f.floor.p50Ms), ms(f.floor.p99Ms), f.ratio.toFixed(2), loadAverages[i]!.toFixed(1)]))
   console.log(`\ndeep page cost / first page cost: gateway ${deep.gateway.toFixed(2)}x, raw SQL ${deep.floor.toFixed(2)}x`)
   console.log(`\nTargets: deep page <= ${TARGETS.maxDeepOverFirst}x the first page, gateway p99 <= ${TARGETS.maxP99Ms} ms, gateway >= ${TARGETS.minRatio}x raw SQL\n`)
   printTable(['endpoint', 'p99', 'ratio'], figures.map((f) => [f.name,
@@ -55,14 +60,6 @@ export function printReport (figures: EndpointFigures[], deep: { gateway: number
 
 export function printJson (figures: EndpointFigures[], deep: { gateway: number, floor: number }, s: RestBenchSettings): void {
   console.log(JSON.stringify({ ...s, node: process.version, targets: TARGETS, deepOverFirst: deep, endpoints: figures }))
-}
-
-function printTable (header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join('  ')
-  console.log(line(header))
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
-  for (const row of rows) console.log(line(row))
 }
 
 const rate = (perS: number): string => perS.toFixed(0)
