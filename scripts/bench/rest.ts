@@ -113,7 +113,8 @@ async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Poo
 }
 
 async function main (): Promise<number> {
-  const log = createLogger({ level: 'info' })
+  // Warnings only: the report goes to stdout, progress to stderr.
+  const log = createLogger({ level: 'warn' })
   let durationS: number
   let floorPool: number
   let bench: Awaited<ReturnType<typeof openBenchDatabase>>

@@ -14,6 +14,7 @@ import { generateBlock, type ChainShape } from './generate.ts'
 const DATABASE_NAME = 'tg_bench_rest_v1'
 const STORE_BATCH_BLOCKS = 1000
 const MS_PER_S = 1000
+const PROGRESS_EVERY_BLOCKS = 10_000
 
 export type BenchDatabase = { database: Database, url: string, filled: 'reused' | 'now', fillS: number, close (): Promise<void> }
 
@@ -33,7 +34,7 @@ export async function openBenchDatabase (shape: ChainShape, cacheDir: string, lo
   try {
     if (filled === 'now') {
       const started = performance.now()
-      await fill(database.knex, shape, log)
+      await fill(database.knex, shape)
       fillS = (performance.now() - started) / MS_PER_S
     }
   } catch (err) {
@@ -87,15 +88,17 @@ async function hasCounts (url: string, wanted: { blocks: number, transactions: n
 }
 
 /** Blocks 0..shape.blocks through storeBlocks, a thousand blocks per transaction, then statistics for the planner. */
-async function fill (knex: Knex, shape: ChainShape, log: Logger): Promise<void> {
+async function fill (knex: Knex, shape: ChainShape): Promise<void> {
   const started = performance.now()
   for (let from = 0; from <= shape.blocks; from += STORE_BATCH_BLOCKS) {
     const batch = []
     for (let n = from; n < Math.min(from + STORE_BATCH_BLOCKS, shape.blocks + 1); n++) batch.push(generateBlock(n, shape))
     await storeBlocks(knex, batch)
-    const elapsedS = (performance.now() - started) / MS_PER_S
     const done = Math.min(from + STORE_BATCH_BLOCKS, shape.blocks + 1)
-    log.info(`filled ${done} of ${shape.blocks + 1} blocks, ${Math.round(done * shape.transactionsPerBlock / elapsedS)} transactions/s`)
+    if (done % PROGRESS_EVERY_BLOCKS === 0 || done === shape.blocks + 1) {
+      const elapsedS = (performance.now() - started) / MS_PER_S
+      console.error(`  filled ${done} of ${shape.blocks + 1} blocks, ${Math.round(done * shape.transactionsPerBlock / elapsedS)} transactions/s`)
+    }
   }
   await knex.raw('vacuum analyze')
 }
