@@ -22,7 +22,6 @@ const CONNECTIONS = 32
 const WARMUP_S = 2
 const DEEP_ROWS = 900_000
 const SAMPLE_EVERY = 100
-const GATEWAY_POOL = 10
 const EXIT_SETUP_FAILED = 1
 const EXIT_BAD_RESPONSES = 2
 
@@ -48,7 +47,7 @@ async function endpoints (server: RestServer): Promise<Endpoint[]> {
     { name: `transactions, ${DEEP_ROWS.toLocaleString('en')} deep`, path: `/api/v2/transactions?block_number=${deep.block_number}&index=${deep.transaction_index}&items_count=50` },
     { name: 'busy address transactions', path: `/api/v2/addresses/${BUSY_ADDRESS}/transactions` },
     { name: 'block by number', path: `/api/v2/blocks/${middle}` },
-    // Index 5 of every tenth block is a token transfer: the detail reads its transfers too.
+    // Index 5 of every block is a token transfer: the detail reads its transfers too.
     { name: 'transaction by hash', path: `/api/v2/transactions/${transactionHashOf(middle, 5)}` }
   ]
 }
@@ -140,7 +139,7 @@ async function main (): Promise<number> {
       warmupS: WARMUP_S,
       connections: CONNECTIONS,
       floorPool,
-      gatewayPool: GATEWAY_POOL,
+      gatewayPool: (server.app.db.knex.client as { pool: { max: number } }).pool.max,
       cpus: cpus().length,
       blocks: DEFAULT_SHAPE.blocks,
       transactions: DEFAULT_SHAPE.blocks * DEFAULT_SHAPE.transactionsPerBlock,
