@@ -104,7 +104,7 @@ export type TokenTransferRecord = {
   to_is_contract: boolean
 }
 
-const TOKEN_TRANSFERS_OF = `
+const tokenTransfersOf = (limit: number) => `
   select tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.token_address, tt.token_type,
     tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, t.input,
     coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract
@@ -114,10 +114,10 @@ const TOKEN_TRANSFERS_OF = `
     left join tokens k on k.address = tt.token_address
     left join addresses fa on fa.hash = tt."from"
     left join addresses ta on ta.hash = tt."to"
-  where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit $2`
+  where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit}`
 
 /** A transaction's first `limit` token transfers (and one more, to tell whether there are more). */
 export async function listTransactionTokenTransfers (db: Knex, hash: Buffer, limit: number): Promise<TokenTransferRecord[]> {
-  const rows = await preparedRows<TokenTransferRecord>(db, TOKEN_TRANSFERS_OF, [hash, limit + 1])
+  const rows = await preparedRows<TokenTransferRecord>(db, tokenTransfersOf(limit + 1), [hash])
   return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
 }
