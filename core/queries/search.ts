@@ -22,7 +22,7 @@ export type TokenHit = {
 export type TokenSearchCursor = { holderCount: number, address: Buffer }
 
 /** What a query names exactly, in the order Blockscout lists such hits. */
-export type ExactHit = ({ kind: 'block' } & BlockHit) | ({ kind: 'transaction' } & TransactionHit) | ({ kind: 'address' } & AddressHit)
+export type ExactHit = ({ kind: 'block' } & BlockHit) | ({ kind: 'transaction' } & TransactionHit) | ({ kind: 'address' } & AddressHit) | ({ kind: 'token' } & TokenHit)
 
 const BLOCK_NUMBER = /^[0-9]{1,19}$/
 const HASH = /^0x[0-9a-fA-F]{64}$/
@@ -44,8 +44,12 @@ export async function findExactHits (db: Knex, q: string): Promise<ExactHit[]> {
   const key = classifyQuery(q)
   if (key === undefined) return []
   if ('address' in key) {
-    const address = await findAddressHit(db, key.address)
-    return address === undefined ? [] : [{ kind: 'address', ...address }]
+    // A token's address names the token as well as the address.
+    const [token, address] = await Promise.all([findTokenHit(db, key.address), findAddressHit(db, key.address)])
+    return [
+      ...(token === undefined ? [] : [{ kind: 'token' as const, ...token }]),
+      ...(address === undefined ? [] : [{ kind: 'address' as const, ...address }])
+    ]
   }
   if ('number' in key) {
     const block = await findBlockHit(db, key)
@@ -71,6 +75,11 @@ export async function findTransactionHit (db: Knex, hash: Buffer): Promise<Trans
 /** An address the index has seen (it has an addresses row). */
 export async function findAddressHit (db: Knex, hash: Buffer): Promise<AddressHit | undefined> {
   const { rows } = await db.raw('select hash, contract_code is not null as is_contract from addresses where hash = ?', [hash])
+  return rows[0]
+}
+
+async function findTokenHit (db: Knex, address: Buffer): Promise<TokenHit | undefined> {
+  const { rows } = await db.raw('select address, name, symbol, type, total_supply::text, holder_count, true as exact from tokens where address = ?', [address])
   return rows[0]
 }
 

@@ -47,6 +47,8 @@ export function presentExactHit (hit: ExactHit) {
       return { type: 'block', priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hex(hit.hash), url: `/block/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp), block_type: 'block' }
     case 'transaction':
       return { type: 'transaction', priority: EXACT_PRIORITY, transaction_hash: hex(hit.hash), url: `/tx/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp) }
+    case 'token':
+      return { ...presentTokenHit(hit), priority: EXACT_PRIORITY }
     case 'address': {
       const address = getAddress(hex(hit.hash))
       return {

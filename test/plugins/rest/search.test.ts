@@ -73,7 +73,11 @@ t.test('an address finds the address, with whether it is a contract', async (t) 
   t.match(account.items, [{ type: 'address', address_hash: deployer.address, url: `/address/${deployer.address}`, is_smart_contract_address: false }])
   const contract = (await get(`/api/v2/search?q=${tokenAddress}`)).json()
   t.equal(await provider.getCode(tokenAddress) !== '0x', true)
-  t.match(contract.items, [{ type: 'address', address_hash: tokenAddress, is_smart_contract_address: true }])
+  t.match(contract.items, [
+    { type: 'token', address_hash: tokenAddress, name: 'Rest Search', symbol: 'RSRCH', token_type: 'ERC-20', priority: 3 },
+    { type: 'address', address_hash: tokenAddress, is_smart_contract_address: true }
+  ], 'a token\'s address finds the token and the address')
+  t.equal(contract.items.length, 2)
   t.same((await get(`/api/v2/search?q=${Wallet.createRandom().address}`)).json().items, [], 'an address the chain never saw')
 })
 
