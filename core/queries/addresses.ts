@@ -2,6 +2,7 @@
 // counters; the has_* flags are existence checks on indexed columns.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
+import { preparedRows } from './prepared.ts'
 import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, normaliseTransaction, type TransactionCursor, type TransactionRecord } from './transactions.ts'
 
 export type AddressRecord = {
@@ -47,16 +48,24 @@ export type AddressTransactionFilter = 'from' | 'to' | undefined
  * so a deep page costs what the first does.
  */
 export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionRecord[]> {
-  const limit = PAGE_SIZE + 1
-  const after = cursor === undefined ? '' : 'and (block_number, transaction_index) < (?, ?)'
-  const side = (column: string) => `(select hash, block_number, transaction_index from transactions
-    where ${column} = ? ${after} order by block_number desc, transaction_index desc limit ${limit})`
   const sides = filter === 'from' ? ['"from"'] : filter === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
-  const bindings = sides.flatMap(() => cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
-  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
+  // $1 is the address, $2 and $3 the cursor: every side shares them.
+  const rows = await preparedRows<TransactionRecord>(db, addressPage(sides, cursor !== undefined),
+    cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
+  return rows.map(normaliseTransaction)
+}
+
+// The address is compared through a sub-select, which PostgreSQL cannot see
+// into when planning: a busy address then gets the same plan as any other
+// (its index, in key order) and the prepared statement keeps one generic
+// plan instead of being planned again on every request.
+function addressPage (sides: string[], after: boolean): string {
+  const limit = PAGE_SIZE + 1
+  const side = (column: string) => `(select hash, block_number, transaction_index from transactions
+    where ${column} = (select $1::bytea) ${after ? 'and (block_number, transaction_index) < ($2, $3)' : ''} order by block_number desc, transaction_index desc limit ${limit})`
+  return `select ${TRANSACTION_COLUMNS} from (
       select distinct on (block_number, transaction_index) hash from (${sides.map(side).join(' union all ')}) s
       order by block_number desc, transaction_index desc limit ${limit}
     ) picked join transactions t on t.hash = picked.hash ${TRANSACTION_JOINS}
-    order by t.block_number desc, t.transaction_index desc`, bindings)
-  return rows.map(normaliseTransaction)
+    order by t.block_number desc, t.transaction_index desc`
 }

@@ -1,6 +1,7 @@
 // Block reads for the explorer APIs: keyset pages by number (the primary key's
 // order, so a deep page costs what the first does) and fees summed per block.
 import type { Knex } from 'knex'
+import { preparedRows } from './prepared.ts'
 
 export const PAGE_SIZE = 50
 
@@ -41,18 +42,26 @@ const FEES = `
   ) f on true
   left join addresses a on a.hash = coalesce(b.signer, b.miner)`
 
+// The limit is written into the text: a bound one keeps PostgreSQL re-planning (see transactions.ts).
+const pageOf = (where: string, limit: number) => `select ${BLOCK_COLUMNS} from (
+    select * from blocks ${where} order by number desc limit ${limit}
+  ) b ${FEES} order by b.number desc`
+const BY_NUMBER = `select ${BLOCK_COLUMNS} from blocks b ${FEES} where b.number = $1`
+const BY_HASH = `select ${BLOCK_COLUMNS} from blocks b ${FEES} where b.hash = $1`
+
 /** A page of blocks below `before` (newest first), one more than a page to tell whether another follows. */
 export async function listBlocks (db: Knex, before: number | undefined, limit = PAGE_SIZE): Promise<BlockRecord[]> {
-  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from (
-      select * from blocks ${before === undefined ? '' : 'where number < ?'} order by number desc limit ?
-    ) b ${FEES} order by b.number desc`, before === undefined ? [limit + 1] : [before, limit + 1])
+  const rows = before === undefined
+    ? await preparedRows<BlockRecord>(db, pageOf('', limit + 1), [])
+    : await preparedRows<BlockRecord>(db, pageOf('where number < $1', limit + 1), [before])
   return rows.map(normalise)
 }
 
 export async function findBlock (db: Knex, key: { number: number } | { hash: Buffer }): Promise<BlockRecord | undefined> {
-  const [where, value] = 'number' in key ? ['b.number = ?', key.number] : ['b.hash = ?', key.hash]
-  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from blocks b ${FEES} where ${where}`, [value])
-  return rows[0] === undefined ? undefined : normalise(rows[0])
+  const [row] = 'number' in key
+    ? await preparedRows<BlockRecord>(db, BY_NUMBER, [key.number])
+    : await preparedRows<BlockRecord>(db, BY_HASH, [key.hash])
+  return row === undefined ? undefined : normalise(row)
 }
 
 function normalise (row: BlockRecord): BlockRecord {

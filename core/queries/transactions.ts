@@ -2,6 +2,7 @@
 // the order of the (block_number, transaction_index) unique index.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
+import { preparedRows } from './prepared.ts'
 
 export type TransactionRecord = {
   hash: Buffer
@@ -34,9 +35,15 @@ export type TransactionRecord = {
   indexed_head: number
 }
 
+// The per-row flags are existence checks that each read one small index: the
+// contract flags the partial index of addresses with code, the internal-error
+// flag the partial index of failed inner frames (migration
+// 2026_11_21_6_transaction_flag_indexes). A left join to addresses instead
+// read the address row itself, twice per transaction.
 export const TRANSACTION_COLUMNS = `
   t.hash, t.block_number, t.transaction_index, b.hash as block_hash, b.timestamp, b.base_fee_per_gas, t."from", t."to", t.created_contract,
-  coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract,
+  exists (select 1 from addresses a where a.hash = t."from" and a.contract_code is not null) as from_is_contract,
+  exists (select 1 from addresses a where a.hash = coalesce(t."to", t.created_contract) and a.contract_code is not null) as to_is_contract,
   t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
   t.gas_used::text, t.type, t.nonce::text, t.input, t.status, t.error, t.revert_reason,
   exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash) as has_token_transfers,
@@ -45,25 +52,30 @@ export const TRANSACTION_COLUMNS = `
   (select max(number) from blocks) as indexed_head`
 
 export const TRANSACTION_JOINS = `
-  join blocks b on b.number = t.block_number
-  left join addresses fa on fa.hash = t."from"
-  left join addresses ta on ta.hash = coalesce(t."to", t.created_contract)`
+  join blocks b on b.number = t.block_number`
 
 export type TransactionCursor = { blockNumber: number, index: number }
 
+// Limits are written into the text, not bound: with a bound limit PostgreSQL's
+// generic plan guesses a tenth of the table, never beats a custom plan, and
+// every execution is planned again, which is what preparing was to avoid.
+const ORDER = 'order by block_number desc, transaction_index desc'
+const pageOf = (where: string, limit: number) => `select ${TRANSACTION_COLUMNS} from (
+    select * from transactions ${where} ${ORDER} limit ${limit}
+  ) t ${TRANSACTION_JOINS} order by t.block_number desc, t.transaction_index desc`
+const BY_HASH = `select ${TRANSACTION_COLUMNS} from transactions t ${TRANSACTION_JOINS} where t.hash = $1`
+
 /** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
 export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionRecord[]> {
-  const where = cursor === undefined ? '' : 'where (block_number, transaction_index) < (?, ?)'
-  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
-      select * from transactions ${where} order by block_number desc, transaction_index desc limit ?
-    ) t ${TRANSACTION_JOINS} order by t.block_number desc, t.transaction_index desc`,
-  cursor === undefined ? [limit + 1] : [cursor.blockNumber, cursor.index, limit + 1])
+  const rows = cursor === undefined
+    ? await preparedRows<TransactionRecord>(db, pageOf('', limit + 1), [])
+    : await preparedRows<TransactionRecord>(db, pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
   return rows.map(normaliseTransaction)
 }
 
 export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
-  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from transactions t ${TRANSACTION_JOINS} where t.hash = ?`, [hash])
-  return rows[0] === undefined ? undefined : normaliseTransaction(rows[0])
+  const [row] = await preparedRows<TransactionRecord>(db, BY_HASH, [hash])
+  return row === undefined ? undefined : normaliseTransaction(row)
 }
 
 export function normaliseTransaction (row: TransactionRecord): TransactionRecord {
@@ -92,18 +104,20 @@ export type TokenTransferRecord = {
   to_is_contract: boolean
 }
 
+const tokenTransfersOf = (limit: number) => `
+  select tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.token_address, tt.token_type,
+    tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, t.input,
+    coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract
+  from token_transfers tt
+    join blocks b on b.number = tt.block_number
+    join transactions t on t.hash = tt.transaction_hash
+    left join tokens k on k.address = tt.token_address
+    left join addresses fa on fa.hash = tt."from"
+    left join addresses ta on ta.hash = tt."to"
+  where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit}`
+
 /** A transaction's first `limit` token transfers (and one more, to tell whether there are more). */
 export async function listTransactionTokenTransfers (db: Knex, hash: Buffer, limit: number): Promise<TokenTransferRecord[]> {
-  const { rows } = await db.raw(`
-    select tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.token_address, tt.token_type,
-      tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, t.input,
-      coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract
-    from token_transfers tt
-      join blocks b on b.number = tt.block_number
-      join transactions t on t.hash = tt.transaction_hash
-      left join tokens k on k.address = tt.token_address
-      left join addresses fa on fa.hash = tt."from"
-      left join addresses ta on ta.hash = tt."to"
-    where tt.transaction_hash = ? order by tt.log_index, tt.batch_index limit ?`, [hash, limit + 1])
-  return rows.map((r: TokenTransferRecord) => ({ ...r, block_number: Number(r.block_number) }))
+  const rows = await preparedRows<TokenTransferRecord>(db, tokenTransfersOf(limit + 1), [hash])
+  return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
 }

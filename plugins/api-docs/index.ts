@@ -18,6 +18,16 @@ async function apiDocs (app: FastifyInstance, options: ApiDocsOptions): Promise<
     }
   })
   await app.register(swaggerUi, { routePrefix: '/api-docs' })
+  // Where Blockscout serves its own: the same document, narrowed to the REST API.
+  app.get('/api/v2/openapi', { schema: { hide: true } }, async () => restDocument(app.swagger() as Document))
+}
+
+type Document = { paths?: Record<string, unknown> }
+
+/** The OpenAPI document with only the REST paths (/api/v2 and Blockscout's /api/health). */
+function restDocument (document: Document): Document {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith('/api/')))
+  return { ...document, paths }
 }
 
 export default fp(apiDocs, { name: 'api-docs', fastify: '5.x' })

@@ -9,10 +9,17 @@ import { internalTransactionRoutes } from './internal-transactions.ts'
 import { logRoutes } from './logs.ts'
 import { transactionTraceRoutes } from './transaction-trace.ts'
 import { blockscoutHealthRoutes } from './health.ts'
+import { searchRoutes } from './search.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
+  await app.register(restV2, { prefix: '/api/v2' })
+  await app.register(blockscoutHealthRoutes)
+}
+
+/** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
+export async function restV2 (app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
@@ -31,8 +38,8 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(internalTransactionRoutes)
     await scope.register(logRoutes)
     await scope.register(transactionTraceRoutes)
-  }, { prefix: '/api/v2' })
-  await app.register(blockscoutHealthRoutes)
+    await scope.register(searchRoutes)
+  })
 }
 
 export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

@@ -8,10 +8,28 @@ export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
 /** "2025-09-15T13:52:12.000000Z": Blockscout prints microseconds. */
 export const timestamp = (date: Date): string => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z')
 
+// EIP-55 costs a keccak per address, and the same addresses recur on every
+// page: without this cache checksumming is a third of a transaction page's CPU.
+const CHECKSUM_CACHE_MAX = 100_000
+const checksums = new Map<string, string>()
+
+/** The EIP-55 checksummed form of a 20-byte address. */
+export function checksumAddress (bytes: Buffer): string {
+  const key = bytes.toString('hex')
+  let address = checksums.get(key)
+  if (address === undefined) {
+    // Dropping everything at the cap keeps the cache bounded at no bookkeeping cost per hit.
+    if (checksums.size >= CHECKSUM_CACHE_MAX) checksums.clear()
+    address = getAddress(`0x${key}`)
+    checksums.set(key, address)
+  }
+  return address
+}
+
 /** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
 export function addressObject (bytes: Buffer, isContract: boolean) {
   return {
-    hash: getAddress(hex(bytes)),
+    hash: checksumAddress(bytes),
     is_contract: isContract,
     name: null,
     is_scam: false,

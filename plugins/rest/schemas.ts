@@ -4,7 +4,7 @@
 export const ADDRESS_PATTERN = '^0x([A-Fa-f0-9]{40})$'
 export const HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$'
 
-const nullable = (type: string) => ({ type: [type, 'null'] })
+export const nullable = (type: string) => ({ type: [type, 'null'] })
 const intString = { type: 'string', pattern: '^-?[0-9]+$' }
 const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
 const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } }

@@ -21,7 +21,8 @@ function toBlockscoutError (e: ErrorObject): BlockscoutError {
       const name = String(e.params.additionalProperty)
       return { title: 'Invalid value', source: pointer(name), detail: `Unexpected field: ${name}` }
     }
-    case 'required': {
+    case 'required':
+    case 'dependencies': {
       const name = String(e.params.missingProperty)
       return { title: 'Invalid value', source: pointer(name), detail: `Missing field: ${name}` }
     }

@@ -5,7 +5,8 @@ import { once } from 'node:events'
 
 export type LoadJob = {
   url: string
-  body: string
+  /** POST with this JSON-RPC body; without one, a GET whose sampled bodies must be JSON. */
+  body?: string
   connections: number
   durationS: number
   /** Parse one response body in this many. */

@@ -20,12 +20,10 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: job.url,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: job.body,
+      ...(job.body === undefined ? { method: 'GET' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: job.body }),
       connections: job.connections,
       duration: job.durationS,
-      requests: [{ onResponse: (status: number, body: string) => checkSample(sample, ++responses, job.sampleEvery, status, body) }]
+      requests: [{ onResponse: (status: number, body: string) => checkSample(sample, ++responses, job, status, body) }]
     }, (err, res) => err ? reject(err) : resolve(res))
     // autocannon's own histogram has whole milliseconds; proxy overhead is a fraction of one.
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
@@ -38,14 +36,14 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   return summarise(latenciesMs, statuses, sample, result, wallS, (cpu.user + cpu.system) / US_PER_S)
 }
 
-/** Parses every n-th body: a JSON-RPC error answered with 200 would otherwise count as a success. */
-function checkSample (sample: Sample, n: number, every: number, status: number, body: string): void {
-  if (n % every !== 0) return
+/** Parses every n-th body: a JSON-RPC error (or a truncated body) answered with 200 would otherwise count as a success. */
+function checkSample (sample: Sample, n: number, job: LoadJob, status: number, body: string): void {
+  if (n % job.sampleEvery !== 0) return
   sample.checked++
   let ok = false
   try {
     const parsed = JSON.parse(body) as { result?: unknown, error?: unknown }
-    ok = status === HTTP_OK && parsed.result !== undefined && parsed.error === undefined
+    ok = status === HTTP_OK && (job.body === undefined || (parsed.result !== undefined && parsed.error === undefined))
   } catch {}
   if (ok) return
   sample.failed++

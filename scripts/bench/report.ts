@@ -78,7 +78,7 @@ export function printJson (figures: MethodFigures[], settings: BenchSettings): v
 }
 
 /** The first `nameColumns` columns are names, aligned left; figures align right so their digits line up. */
-function printTable (header: string[], rows: string[][], nameColumns = 1): void {
+export function printTable (header: string[], rows: string[][], nameColumns = 1): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]): string => cells.map((c, i) => i < nameColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join('  ')
   console.log(line(header))

@@ -73,3 +73,11 @@ function allowBlockscoutViews (schemas: Record<string, any>): void {
     change.change = { anyOf: [change.change, { type: 'array', items: { type: 'object', required: ['total', 'direction'] } }] }
   }
 }
+
+type Equal = { equal (found: unknown, wanted: unknown, message: string): unknown }
+
+/** Asserts that `body` matches the spec's `status` response of GET `path` (nothing when ../shared is absent). */
+export function checkSpec (t: Equal, path: string, body: unknown, status = '200'): void {
+  const validate = responseValidator(path, status)
+  if (validate !== undefined) t.equal(validate(body), undefined, `${path} matches Blockscout's OpenAPI schema`)
+}

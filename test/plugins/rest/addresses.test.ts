@@ -4,7 +4,7 @@ import { Wallet } from 'ethers'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
-import { OPENAPI_SPEC_PRESENT, responseValidator } from '../../support/openapi.ts'
+import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -15,11 +15,6 @@ const rpc = app.geth.rpc
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const busy = wallets[0]!.address
 if (!OPENAPI_SPEC_PRESENT) t.comment('../shared/api is absent: responses are not checked against Blockscout\'s OpenAPI spec')
-
-function checkSpec (t: { equal (found: unknown, wanted: unknown, message: string): unknown }, path: string, body: unknown): void {
-  const validate = responseValidator(path)
-  if (validate !== undefined) t.equal(validate(body), undefined, `${path} matches Blockscout's OpenAPI schema`)
-}
 
 /** Every transaction of the node that names the address, newest first. */
 async function nodeTransactionsOf (address: string, side: 'from' | 'to' | 'any'): Promise<string[]> {

@@ -3,7 +3,7 @@ import t from 'tap'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
-import { OPENAPI_SPEC_PRESENT, responseValidator } from '../../support/openapi.ts'
+import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -12,13 +12,6 @@ const head = await waitForIndexed(app)
 const rpc = app.geth.rpc
 const get = async (url: string) => await app.inject({ method: 'GET', url })
 if (!OPENAPI_SPEC_PRESENT) t.comment('../shared/api is absent: responses are not checked against Blockscout\'s OpenAPI spec')
-
-type Equal = { equal (found: unknown, wanted: unknown, message: string): unknown }
-
-function checkSpec (t: Equal, path: string, body: unknown, status = '200'): void {
-  const validate = responseValidator(path, status)
-  if (validate !== undefined) t.equal(validate(body), undefined, `${path} ${status} matches Blockscout's OpenAPI schema`)
-}
 
 t.test('GET /api/v2/blocks walks every block once through next_page_params', async (t) => {
   const seen: number[] = []

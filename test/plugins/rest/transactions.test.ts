@@ -6,7 +6,7 @@ import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { waitForReceipt } from '../../support/chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
-import { OPENAPI_SPEC_PRESENT, responseValidator } from '../../support/openapi.ts'
+import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 3)
 const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -23,11 +23,6 @@ const head = await waitForIndexed(app)
 const rpc = app.geth.rpc
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 if (!OPENAPI_SPEC_PRESENT) t.comment('../shared/api is absent: responses are not checked against Blockscout\'s OpenAPI spec')
-
-function checkSpec (t: { equal (found: unknown, wanted: unknown, message: string): unknown }, path: string, body: unknown): void {
-  const validate = responseValidator(path)
-  if (validate !== undefined) t.equal(validate(body), undefined, `${path} matches Blockscout's OpenAPI schema`)
-}
 
 t.test('GET /api/v2/transactions walks every transaction once, newest first', async (t) => {
   const seen: string[] = []

@@ -1,0 +1,92 @@
+// Blockscout's SearchItem shapes (discriminated by `type`) from search hits,
+// and the one schema that serialises every variant.
+import { getAddress } from 'ethers'
+import type { ExactHit, TokenHit } from '../../core/queries/search.ts'
+import { hex, timestamp } from './present.ts'
+import { nullable } from './schemas.ts'
+
+// Blockscout lists exact matches before name matches and says so in `priority`.
+const EXACT_PRIORITY = 3
+const TOKEN_EXACT_NAME_PRIORITY = 2
+const TOKEN_PREFIX_PRIORITY = 0
+
+export const searchItem = {
+  type: 'object',
+  required: ['type', 'priority'],
+  properties: {
+    type: { type: 'string', enum: ['token', 'address', 'contract', 'block', 'transaction'] },
+    priority: { type: 'integer' },
+    name: nullable('string'),
+    symbol: nullable('string'),
+    address_hash: { type: 'string' },
+    token_url: { type: 'string' },
+    address_url: { type: 'string' },
+    url: { type: 'string' },
+    icon_url: nullable('string'),
+    token_type: { type: 'string' },
+    is_smart_contract_verified: { type: 'boolean' },
+    is_smart_contract_address: { type: 'boolean' },
+    exchange_rate: nullable('string'),
+    total_supply: nullable('string'),
+    circulating_market_cap: nullable('string'),
+    is_verified_via_admin_panel: { type: 'boolean' },
+    certified: { type: 'boolean' },
+    reputation: { type: 'string' },
+    ens_info: { type: ['object', 'null'], additionalProperties: true },
+    block_number: { type: 'integer' },
+    block_hash: { type: 'string' },
+    block_type: { type: 'string' },
+    transaction_hash: { type: 'string' },
+    timestamp: { type: 'string' }
+  }
+}
+
+export function presentExactHit (hit: ExactHit) {
+  switch (hit.kind) {
+    case 'block':
+      return { type: 'block', priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hex(hit.hash), url: `/block/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp), block_type: 'block' }
+    case 'transaction':
+      return { type: 'transaction', priority: EXACT_PRIORITY, transaction_hash: hex(hit.hash), url: `/tx/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp) }
+    case 'token':
+      return { ...presentTokenHit(hit), priority: EXACT_PRIORITY }
+    case 'address': {
+      const address = getAddress(hex(hit.hash))
+      return {
+        type: 'address',
+        priority: EXACT_PRIORITY,
+        name: null,
+        address_hash: address,
+        url: `/address/${address}`,
+        is_smart_contract_verified: false,
+        is_smart_contract_address: hit.is_contract,
+        ens_info: null,
+        certified: false,
+        reputation: 'ok'
+      }
+    }
+  }
+}
+
+export function presentTokenHit (token: TokenHit) {
+  const address = getAddress(hex(token.address))
+  return {
+    type: 'token',
+    priority: token.exact ? TOKEN_EXACT_NAME_PRIORITY : TOKEN_PREFIX_PRIORITY,
+    name: token.name,
+    symbol: token.symbol,
+    address_hash: address,
+    token_url: `/token/${address}`,
+    address_url: `/address/${address}`,
+    icon_url: null,
+    token_type: token.type,
+    is_smart_contract_verified: false,
+    // A token is a contract by definition: its transfers came from its code.
+    is_smart_contract_address: true,
+    exchange_rate: null,
+    total_supply: token.total_supply,
+    circulating_market_cap: null,
+    is_verified_via_admin_panel: false,
+    certified: false,
+    reputation: 'ok'
+  }
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify'
+import { getAddress } from 'ethers'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { classifyQuery, findBlockHit, findExactHits, findTransactionHit, searchTokens, type TokenSearchCursor } from '../../core/queries/search.ts'
+import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
+import { ADDRESS_PATTERN, page, query, validationError } from './schemas.ts'
+import { hex } from './present.ts'
+
+/** Blockscout's quick search answers nothing for shorter queries. */
+const QUICK_MIN_LENGTH = 3
+const MAX_QUERY_LENGTH = 256
+
+type SearchQuery = { q: string, next_page_params_type?: string, 'token[holder_count]'?: number, 'token[address_hash]'?: string, 'token[name]'?: string }
+
+const q = { type: 'string', maxLength: MAX_QUERY_LENGTH }
+// Blockscout sends the search cursor as flat bracket keys, every value a string.
+const TOKEN_CURSOR = {
+  'token[holder_count]': { type: 'integer', minimum: 0 },
+  'token[address_hash]': { type: 'string', pattern: ADDRESS_PATTERN },
+  'token[name]': { type: 'string' }
+}
+const needsQ = (properties: Record<string, object> = {}) => ({ ...query({ q, ...properties }), required: ['q'] })
+
+export async function searchRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Querystring: SearchQuery }>('/search', {
+    schema: {
+      tags: ['search'],
+      summary: 'Blocks, transactions and addresses a query names, and tokens whose name or symbol starts with it (50 a page)',
+      querystring: {
+        ...needsQ({ next_page_params_type: { type: 'string', enum: ['search'] }, ...TOKEN_CURSOR }),
+        dependencies: { 'token[holder_count]': ['token[address_hash]'], 'token[address_hash]': ['token[holder_count]'] }
+      },
+      response: {
+        200: page(searchItem, { next_page_params_type: { type: 'string' }, q: { type: 'string' } }),
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const text = request.query.q.trim()
+    const holderCount = request.query['token[holder_count]']
+    const address = request.query['token[address_hash]']
+    const cursor: TokenSearchCursor | undefined = holderCount === undefined || address === undefined
+      ? undefined
+      : { holderCount, address: Buffer.from(address.slice(2), 'hex') }
+    if (text === '') return { items: [], next_page_params: null }
+    // Exact matches lead the first page only; later pages continue the token list.
+    const exact = cursor === undefined ? await findExactHits(db, text) : []
+    const room = PAGE_SIZE - exact.length
+    const tokens = await searchTokens(db, text, cursor, room)
+    const shown = tokens.slice(0, room)
+    const last = shown[shown.length - 1]
+    return {
+      items: [...exact.map(presentExactHit), ...shown.map(presentTokenHit)],
+      next_page_params: tokens.length > room && last !== undefined
+        ? { next_page_params_type: 'search', q: text, 'token[holder_count]': String(last.holder_count), 'token[address_hash]': hex(last.address), 'token[name]': last.name }
+        : null
+    }
+  })
+
+  app.get<{ Querystring: { q: string } }>('/search/quick', {
+    schema: {
+      tags: ['search'],
+      summary: 'The first 50 search results, unpaginated',
+      querystring: needsQ(),
+      response: { 200: { type: 'array', items: searchItem }, 422: validationError }
+    }
+  }, async (request) => {
+    const text = request.query.q.trim()
+    if (text.length < QUICK_MIN_LENGTH) return []
+    const exact = await findExactHits(db, text)
+    const tokens = await searchTokens(db, text, undefined, PAGE_SIZE - exact.length)
+    return [...exact.map(presentExactHit), ...tokens.slice(0, PAGE_SIZE - exact.length).map(presentTokenHit)]
+  })
+
+  app.get<{ Querystring: { q: string } }>('/search/check-redirect', {
+    schema: {
+      tags: ['search'],
+      summary: 'Whether a query names one block, transaction or address, and which',
+      querystring: needsQ(),
+      response: {
+        200: { type: 'object', properties: { redirect: { type: 'boolean' }, type: { type: ['string', 'null'] }, parameter: { type: ['string', 'null'] } } },
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const key = classifyQuery(request.query.q.trim())
+    const none = { redirect: false, type: null, parameter: null }
+    if (key === undefined) return none
+    // As Blockscout: any well-formed address redirects, known or not.
+    if ('address' in key) return { redirect: true, type: 'address', parameter: getAddress(hex(key.address)) }
+    if ('number' in key) {
+      const block = await findBlockHit(db, key)
+      return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
+    }
+    const transaction = await findTransactionHit(db, key.hash)
+    if (transaction !== undefined) return { redirect: true, type: 'transaction', parameter: hex(transaction.hash) }
+    const block = await findBlockHit(db, key)
+    return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
+  })
+}

@@ -1,0 +1,167 @@
+// `npm run bench:rest`: what the REST API costs on a big index. A database of
+// 1,000,000 transactions over 100,000 blocks and 10,000 addresses is filled
+// through the indexer's store stage (no node; cached between runs, see
+// rest/fill.ts). Then, per endpoint, 32 concurrent callers load the REST
+// routes over HTTP (autocannon, in its own process) and, back to back, the
+// same SQL straight through pg (the floor). Knobs: BENCH_DURATION_S (10),
+// BENCH_FLOOR_POOL (connections of the floor's pool; default 32, one per caller).
+// Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
+// responses under load failed.
+import { cpus, loadavg } from 'node:os'
+import pg from 'pg'
+import { loadConfig } from '../../core/config.ts'
+import { createLogger } from '../../core/logger.ts'
+import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
+import { openBenchDatabase } from './rest/fill.ts'
+import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf } from './rest/generate.ts'
+import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
+import { runFloor } from './rest/floor.ts'
+import { deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
+
+const CONNECTIONS = 32
+const WARMUP_S = 2
+const DEEP_ROWS = 900_000
+const SAMPLE_EVERY = 100
+const EXIT_SETUP_FAILED = 1
+const EXIT_BAD_RESPONSES = 2
+
+function readInt (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, not ${raw}`)
+  return value
+}
+
+type Endpoint = { name: string, path: string }
+
+/** The five endpoints, with keys read from the filled database: a cursor 900,000 rows deep, a mid-chain block and transaction. */
+async function endpoints (server: RestServer): Promise<Endpoint[]> {
+  const knex = server.app.db.knex
+  // Setup only: the cursor of the page that starts after the first 900,000 rows.
+  const deep = await knex('transactions').orderBy([{ column: 'block_number', order: 'desc' }, { column: 'transaction_index', order: 'desc' }])
+    .offset(DEEP_ROWS - 1).first('block_number', 'transaction_index')
+  const middle = Math.floor(DEFAULT_SHAPE.blocks / 2)
+  return [
+    { name: 'transactions, first page', path: '/api/v2/transactions' },
+    { name: `transactions, ${DEEP_ROWS.toLocaleString('en')} deep`, path: `/api/v2/transactions?block_number=${deep.block_number}&index=${deep.transaction_index}&items_count=50` },
+    { name: 'busy address transactions', path: `/api/v2/addresses/${BUSY_ADDRESS}/transactions` },
+    { name: 'block by number', path: `/api/v2/blocks/${middle}` },
+    // Index 5 of every block is a token transfer: the detail reads its transfers too.
+    { name: 'transaction by hash', path: `/api/v2/transactions/${transactionHashOf(middle, 5)}` }
+  ]
+}
+
+type Half = { gateway: LoadResult, floor: LoadResult, loadAverage: number }
+
+/** Half a measurement of one endpoint: through the gateway, then its SQL through pg, back to back. */
+async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Pool, path: string, statements: Statement[], durationS: number): Promise<Half> {
+  const job = { url: server.url + path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
+  await load.run({ ...job, durationS: WARMUP_S })
+  const gateway = await load.run({ ...job, durationS })
+  await runFloor(pool, statements, CONNECTIONS, WARMUP_S)
+  const floor = await runFloor(pool, statements, CONNECTIONS, durationS)
+  return { gateway, floor, loadAverage: loadavg()[0]! }
+}
+
+/** Two halves as one: throughput and median averaged, the worse p99 kept, failures summed. */
+function combine (a: LoadResult, b: LoadResult): LoadResult {
+  return {
+    requests: a.requests + b.requests,
+    reqPerS: (a.reqPerS + b.reqPerS) / 2,
+    p50Ms: (a.p50Ms + b.p50Ms) / 2,
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    non200: a.non200 + b.non200,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    sampled: a.sampled + b.sampled,
+    sampleFailures: a.sampleFailures + b.sampleFailures,
+    firstFailure: a.firstFailure ?? b.firstFailure,
+    loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
+  }
+}
+
+/**
+ * Every endpoint in two halves; the first and the deep page in the order
+ * first, deep, deep, first, so that load from outside that rises or falls
+ * during the run weighs on both alike and their ratio stays fair.
+ */
+async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Pool, list: Endpoint[], durationS: number): Promise<{ figures: EndpointFigures[], loadAverages: number[] }> {
+  const prepared = []
+  for (const endpoint of list) {
+    const { statements, body } = await captureStatements(server, endpoint.path)
+    const items = (JSON.parse(body) as { items?: unknown[] }).items
+    if (items !== undefined && items.length !== 50) throw new Error(`${endpoint.path} answered ${items.length} items, not a full page`)
+    prepared.push({ endpoint, statements, halves: [] as Half[] })
+  }
+  const order = [0, 1, 1, 0, ...list.slice(2).flatMap((_, i) => [i + 2, i + 2])]
+  const halfS = durationS / 2
+  for (const i of order) {
+    const { endpoint, statements, halves } = prepared[i]!
+    console.error(`measuring ${endpoint.name} (half ${halves.length + 1} of 2): through the gateway, then its ${statements.length} SQL statement(s) through pg (${WARMUP_S} + ${halfS} s each)`)
+    halves.push(await measureHalf(server, load, pool, endpoint.path, statements, halfS))
+  }
+  return {
+    figures: prepared.map(({ endpoint, statements, halves: [a, b] }) => {
+      const gateway = combine(a!.gateway, b!.gateway)
+      const floor = combine(a!.floor, b!.floor)
+      return { ...endpoint, statements: statements.length, gateway, floor, ratio: gateway.reqPerS / floor.reqPerS }
+    }),
+    loadAverages: prepared.map(({ halves }) => Math.max(...halves.map((h) => h.loadAverage)))
+  }
+}
+
+async function main (): Promise<number> {
+  // Warnings only: the report goes to stdout, progress to stderr.
+  const log = createLogger({ level: 'warn' })
+  let durationS: number
+  let floorPool: number
+  let bench: Awaited<ReturnType<typeof openBenchDatabase>>
+  let server: RestServer
+  try {
+    durationS = readInt('BENCH_DURATION_S', 10)
+    floorPool = readInt('BENCH_FLOOR_POOL', CONNECTIONS)
+    const { cacheDir } = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.' }).geth
+    console.error(`opening the benchmark database (${DEFAULT_SHAPE.blocks} blocks x ${DEFAULT_SHAPE.transactionsPerBlock} transactions; filled once, then reused)`)
+    bench = await openBenchDatabase(DEFAULT_SHAPE, cacheDir, log)
+    server = await startRestServer(bench.database)
+  } catch (err) {
+    console.error(`setup failed: ${(err as Error).stack ?? String(err)}`)
+    return EXIT_SETUP_FAILED
+  }
+  const load = startLoadGenerator()
+  const pool = new pg.Pool({ connectionString: bench.url, max: floorPool })
+  try {
+    const loadBefore = loadavg()[0]!
+    const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS)
+    const settings: RestBenchSettings = {
+      durationS,
+      warmupS: WARMUP_S,
+      connections: CONNECTIONS,
+      floorPool,
+      gatewayPool: (server.app.db.knex.client as { pool: { max: number } }).pool.max,
+      cpus: cpus().length,
+      blocks: DEFAULT_SHAPE.blocks,
+      transactions: DEFAULT_SHAPE.blocks * DEFAULT_SHAPE.transactionsPerBlock,
+      addresses: DEFAULT_SHAPE.addresses,
+      filled: bench.filled,
+      fillS: bench.fillS,
+      loadBefore
+    }
+    const deep = deepOverFirst(figures[0]!, figures[1]!)
+    printReport(figures, deep, settings, loadAverages)
+    printJson(figures, deep, settings)
+    const failed = figures.some((f) => f.gateway.non200 + f.gateway.errors + f.gateway.sampleFailures + f.floor.errors > 0)
+    return failed ? EXIT_BAD_RESPONSES : 0
+  } catch (err) {
+    console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`)
+    return EXIT_SETUP_FAILED
+  } finally {
+    await pool.end()
+    await load.close()
+    await server.close()
+    await bench.close()
+  }
+}
+
+process.exit(await main())

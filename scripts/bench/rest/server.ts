@@ -1,0 +1,46 @@
+// The REST API under test: the /api/v2 routes (plugins/rest) on their own,
+// over the benchmark's database. No node and no indexer: the database was
+// filled without a chain, and an indexer would roll it back to the node's.
+import Fastify, { type FastifyInstance } from 'fastify'
+import pg from 'pg'
+import type { Database } from '../../../core/db/index.ts'
+import { restV2 } from '../../../plugins/rest/index.ts'
+
+export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
+
+export async function startRestServer (database: Database): Promise<RestServer> {
+  const app = Fastify({ logger: false })
+  app.decorate('db', database)
+  await app.register(restV2, { prefix: '/api/v2' })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as { port: number }
+  return { app, url: `http://127.0.0.1:${port}`, close: async () => await app.close() }
+}
+
+/** `name` when the gateway ran it as a named prepared statement: the floor prepares it too. */
+export type Statement = { name?: string, sql: string, bindings: unknown[] }
+
+type QueryConfig = string | { name?: string, text: string, values?: unknown[] }
+type ClientQuery = (this: pg.Client, config: QueryConfig, ...rest: unknown[]) => unknown
+
+/**
+ * The SQL one request runs, in order, as pg sends it (knex's queries and the
+ * prepared ones alike): the raw floor replays exactly this.
+ */
+export async function captureStatements (server: RestServer, path: string): Promise<{ statements: Statement[], body: string }> {
+  const statements: Statement[] = []
+  const prototype = pg.Client.prototype as unknown as { query: ClientQuery }
+  const original = prototype.query
+  prototype.query = function (config, ...rest) {
+    if (typeof config === 'string') statements.push({ sql: config, bindings: Array.isArray(rest[0]) ? rest[0] : [] })
+    else statements.push({ name: config.name, sql: config.text, bindings: config.values ?? [] })
+    return original.call(this, config, ...rest)
+  }
+  try {
+    const response = await server.app.inject({ method: 'GET', url: path })
+    if (response.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${response.statusCode} ${response.body.slice(0, 200)}`)
+    return { statements, body: response.body }
+  } finally {
+    prototype.query = original
+  }
+}
