@@ -4,6 +4,11 @@ import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
 import { addressRoutes } from './addresses.ts'
+import { addressListRoutes } from './address-lists.ts'
+import { addressTokenRoutes } from './address-tokens.ts'
+import { tokenRoutes } from './tokens.ts'
+import { tokenInstanceRoutes } from './token-instances.ts'
+import { smartContractRoutes } from './smart-contracts.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 
@@ -23,6 +28,11 @@ async function rest (app: FastifyInstance): Promise<void> {
     await scope.register(blockRoutes)
     await scope.register(transactionRoutes)
     await scope.register(addressRoutes)
+    await scope.register(addressListRoutes)
+    await scope.register(addressTokenRoutes)
+    await scope.register(tokenRoutes)
+    await scope.register(tokenInstanceRoutes)
+    await scope.register(smartContractRoutes)
   }, { prefix: '/api/v2' })
   await app.register(blockscoutHealthRoutes)
 }

@@ -54,7 +54,7 @@ export async function sealBlocks ({ rpc, wallets, rounds }: SealBlocksOptions): 
   return { head, transactions, logger }
 }
 
-async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
+export async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
   return await wallet.signTransaction({
     type: 2,
     chainId: CHAIN_ID,
@@ -65,7 +65,7 @@ async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
 }
 
 /** Sends signed transactions in one batch; resolves with the highest block once all of them are sealed. */
-async function sendRound (rpc: RpcClient, raw: string[]): Promise<number> {
+export async function sendRound (rpc: RpcClient, raw: string[]): Promise<number> {
   const hashes = await rpc.batch<string>(raw.map((r) => ({ method: 'eth_sendRawTransaction', params: [r] })))
   const deadline = Date.now() + SEAL_TIMEOUT_MS
   while (Date.now() < deadline) {
