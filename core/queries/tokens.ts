@@ -68,11 +68,11 @@ export async function listTokens (db: Knex, filter: TokenListFilter, holdersAsce
   const sameWhere = filterSql(filter, sameBindings)
   const lowerBindings: Knex.RawBinding[] = [cursor.holderCount]
   const lowerWhere = filterSql(filter, lowerBindings)
-  const { rows } = await db.raw(`
+  const { rows } = await db.raw(`select * from (
     (select ${TOKEN_COLUMNS}, 0 as part from tokens k where k.holder_count = ? and ${rest} ${sameWhere} ${order('k.')} limit ${limit})
     union all
     (select ${TOKEN_COLUMNS}, 1 as part from tokens k where k.holder_count ${holdersAscending ? '>' : '<'} ? ${lowerWhere} ${order('k.')} limit ${limit})
-    ${order('').replace('order by ', 'order by part, ')} limit ${limit}`, [...sameBindings, ...lowerBindings])
+    ) k ${order('k.').replace('order by ', 'order by k.part, ')} limit ${limit}`, [...sameBindings, ...lowerBindings])
   return rows
 }
 

@@ -30,7 +30,7 @@ export async function walkPages<Item> (t: Assert, app: FastifyInstance, path: st
     items.push(...body.items)
     pages.push(body)
     if (body.next_page_params === null) return { items, pages }
-    t.equal(body.items.length, 50, 'a page that has a next one is full')
+    t.equal(body.items.length, Number(extra.limit ?? 50), 'a page that has a next one is full')
     query = new URLSearchParams({ ...Object.fromEntries(Object.entries(body.next_page_params).map(([k, v]) => [k, String(v)])), ...extra }).toString()
   }
   throw new Error(`${path}: more than 100 pages`)

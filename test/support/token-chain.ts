@@ -17,6 +17,7 @@ const DEPLOY_GAS = 2_000_000n
 const CALL_GAS = 300_000n
 
 export type TokenChain = {
+  /** wallets[0]: deploys and keeps most. */
   deployer: Wallet
   holders: Wallet[]
   tokens: string[]
@@ -25,6 +26,8 @@ export type TokenChain = {
   caller: string
   /** The contract Caller.spawn() created: an internal creation. */
   child: string
+  /** The logging contract of the ether rounds. */
+  logger: string
   /** Caller.fail(): reverted. */
   revertedTransaction: string
   callerTransactions: string[]
@@ -115,6 +118,7 @@ export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promi
     multi,
     caller,
     child,
+    logger: sealed.logger,
     revertedTransaction: keccak256(revertedTransaction),
     callerTransactions: callerTransactions.map((raw) => keccak256(raw)),
     deployments,
