@@ -229,3 +229,34 @@ t.test('bad token and contract input answers 422, never 500', async (t) => {
   const lowest = (await get(`/api/v2/tokens?holders_count=0&contract_address_hash=${ZERO}&is_name_null=true&name=`)).json()
   t.same(lowest, { items: [], next_page_params: null })
 })
+
+t.test('holdings follow the chain back through a reorg (token_holdings stays the sum of token_balances)', async (t) => {
+  const db = app.db.knex
+  const sameAsBalances = async (when: string) => {
+    const { rows } = await db.raw(`
+      select count(*)::int as n from (
+        (select token_address, holder, case when k.type = 'ERC-721' then -1 else b.token_id end as token_id, sum(b.value) as value
+          from token_balances b join tokens k on k.address = b.token_address group by 1, 2, 3 having sum(b.value) <> 0
+         except select token_address, holder, token_id, value from token_holdings)
+        union all
+        (select token_address, holder, token_id, value from token_holdings
+         except select token_address, holder, case when k.type = 'ERC-721' then -1 else b.token_id end, sum(b.value)
+          from token_balances b join tokens k on k.address = b.token_address group by 1, 2, 3 having sum(b.value) <> 0)
+      ) d`)
+    t.equal(rows[0].n, 0, `token_holdings is token_balances per Blockscout holding ${when}`)
+  }
+  await sameAsBalances('before the reorg')
+  const receipt = await rpc.call<{ blockNumber: string }>('eth_getTransactionReceipt', [chain.revertedTransaction])
+  // Back to before the block with the burn, the ERC-1155 transfers and the Caller's calls.
+  await rpc.call('debug_setHead', ['0x' + (Number(receipt.blockNumber) - 1).toString(16)])
+  await waitForIndexed(app)
+  await sameAsBalances('after the reorg')
+  const holdings = (await get(`/api/v2/addresses/${holder0.address}/token-balances`)).json() as Array<{ token: { address_hash: string, type: string }, value: string }>
+  for (const h of holdings) {
+    t.equal(BigInt(h.value), BigInt(await call(h.token.address_hash, chain.abi.token.encodeFunctionData('balanceOf', [holder0.address]))), `${h.token.type} after the reorg`)
+  }
+  t.notOk(holdings.some((h) => h.token.type === 'ERC-1155'), 'the ERC-1155 transfer to the holder is gone')
+  const multi = (await get(`/api/v2/tokens/${chain.multi}/holders`)).json() as { items: Holder[] }
+  t.same(multi.items.map((h) => [h.address.hash, h.token_id, h.value]), [[chain.deployer.address, '7', '50'], [chain.deployer.address, '8', '5'], [chain.deployer.address, '9', '1']])
+  t.match((await get(`/api/v2/tokens/${chain.nft}/instances/3`)).json(), { owner: { hash: chain.deployer.address } }, 'the burn is undone')
+})
