@@ -61,6 +61,7 @@ t.test('GET /api/v2/tokens filters by type and searches names and symbols', asyn
   t.same(await names({ q: 'Token', type: 'ERC-721' }), [])
   const page = (await get('/api/v2/tokens?q=Token')).json()
   t.equal(page.next_page_params.q, 'Token', 'q is echoed')
+  t.same((await get('/api/v2/tokens/?type=ERC-721')).json().items.map((k: Token) => k.name), ['Test NFT'], 'the spec\'s path, with its trailing slash')
 })
 
 t.test('GET /api/v2/tokens/{hash} reads as the contract answers', async (t) => {
@@ -197,7 +198,7 @@ t.test('GET /api/v2/smart-contracts/{hash} answers as for an unverified contract
 })
 
 t.test('GET /api/v2/smart-contracts lists verified contracts (none) and counts contracts', async (t) => {
-  for (const query of ['', '?filter=solidity', '?q=Token&sort=balance&order=desc']) {
+  for (const query of ['', '/', '?filter=solidity', '?q=Token&sort=balance&order=desc']) {
     const body = (await get(`/api/v2/smart-contracts${query}`)).json()
     checkSpec(t, '/v2/smart-contracts/', body)
     t.same(body, { items: [], next_page_params: null }, `nothing is verified yet ${query}`)
