@@ -26,11 +26,14 @@ type ListQuery = {
 }
 
 const intString = { type: 'string', pattern: '^[0-9]+$' }
+const MAX_HOLDER_COUNT = 2 ** 31 - 1
 
 function listCursor (q: ListQuery): TokenListCursor | undefined {
   const holders = cursorValue(q.holders_count)
   if (q.contract_address_hash === undefined || holders === undefined) return undefined
-  return { holderCount: Number(holders), isNameNull: q.is_name_null ?? false, name: q.name ?? null, address: bytes(q.contract_address_hash) }
+  // holder_count is an integer column: a larger cursor means "from the top", not an out-of-range error.
+  const holderCount = Math.min(Number(holders), MAX_HOLDER_COUNT)
+  return { holderCount, isNameNull: q.is_name_null ?? false, name: q.name ?? null, address: bytes(q.contract_address_hash) }
 }
 
 /** What Blockscout echoes into next_page_params: the filters sent, except `type`. */

@@ -229,6 +229,9 @@ t.test('bad token and contract input answers 422, never 500', async (t) => {
   t.same(far, { items: [], next_page_params: null })
   const lowest = (await get(`/api/v2/tokens?holders_count=0&contract_address_hash=${ZERO}&is_name_null=true&name=`)).json()
   t.same(lowest, { items: [], next_page_params: null })
+  const above = await get(`/api/v2/tokens?holders_count=${'9'.repeat(40)}&contract_address_hash=${ZERO}&is_name_null=false&name=`)
+  t.equal(above.statusCode, 200, 'a cursor above every holder count')
+  t.equal(above.json().items.length, 50)
 })
 
 t.test('holdings follow the chain back through a reorg (token_holdings stays the sum of token_balances)', async (t) => {
