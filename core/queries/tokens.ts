@@ -19,6 +19,9 @@ export const TOKEN_COLUMNS = 'k.address, k.type, k.name, k.symbol, k.decimals, k
 export type TokenListCursor = { holderCount: number, isNameNull: boolean, name: string | null, address: Buffer }
 export type TokenListFilter = { types: string[] | undefined, q: string | undefined }
 
+/** The text a token is searched by, as Blockscout builds it; tokens_search (migration 3) indexes this very expression. */
+export const TOKEN_SEARCH_VECTOR = '(case when k.symbol is not null then to_tsvector(\'english\', k.symbol || \' \' || k.name) else to_tsvector(\'english\', k.name) end)'
+
 /** Blockscout's search: every word of q is a prefix of a word of the symbol or the name (English text search). */
 export function searchTerm (q: string): string | undefined {
   const words = q.match(/[a-zA-Z0-9]+/g)
@@ -38,9 +41,8 @@ function filterSql (filter: TokenListFilter, bindings: Knex.RawBinding[]): strin
   } else {
     const term = q === '' ? undefined : searchTerm(q)
     if (term !== undefined) {
-      parts.push(`case when k.symbol is not null then to_tsvector('english', k.symbol || ' ' || k.name) @@ to_tsquery('english', ?)
-        else to_tsvector('english', k.name) @@ to_tsquery('english', ?) end`)
-      bindings.push(term, term)
+      parts.push(`${TOKEN_SEARCH_VECTOR} @@ to_tsquery('english', ?)`)
+      bindings.push(term)
     }
   }
   return parts.map((p) => ` and (${p})`).join('')

@@ -71,6 +71,10 @@ export async function up (knex: Knex): Promise<void> {
     create index addresses_contracts on addresses (creation_block) where contract_code is not null;
     create index tokens_list_order on tokens (holder_count desc, (name is null), name, address);
     create index tokens_list_order_ascending on tokens (holder_count, (name is null), name, address);
+    create index tokens_type_list_order on tokens (type, holder_count desc, (name is null), name, address);
+    -- q= word-prefix search of token names and symbols (the expression of core/queries/tokens.ts).
+    create index tokens_search on tokens using gin ((case when symbol is not null then to_tsvector('english', symbol || ' ' || name)
+      else to_tsvector('english', name) end));
     -- Internal transactions that created the address (tab counts, smart contract creation code).
     create index internal_transactions_created_contract on internal_transactions (created_contract) where created_contract is not null;
     -- An NFT instance's owner by token and id.
@@ -81,7 +85,7 @@ export async function up (knex: Knex): Promise<void> {
 export async function down (knex: Knex): Promise<void> {
   await knex.raw(`
     drop index addresses_balance_ascending, addresses_transactions_ascending, addresses_transactions_descending,
-      addresses_contracts, tokens_list_order, tokens_list_order_ascending, token_balances_token_id,
+      addresses_contracts, tokens_list_order, tokens_list_order_ascending, tokens_type_list_order, tokens_search, token_balances_token_id,
       internal_transactions_created_contract;
     drop trigger token_holdings_insert on token_balances;
     drop trigger token_holdings_update on token_balances;
