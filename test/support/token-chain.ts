@@ -13,7 +13,11 @@ const fixture = (name: string) => new URL(`../fixtures/contracts/${name}.sol`, i
 /** More than one page (50) of each list. */
 export const TOKEN_COUNT = 55
 export const NFT_COUNT = 55
-const DEPLOY_GAS = 2_000_000n
+/** Indexing this chain takes a few seconds, more on a loaded machine. */
+export const INDEXED_TIMEOUT_MS = 60_000
+const DEPLOY_GAS = 1_500_000n
+/** Rounds of many deployments take several blocks: generous on a loaded machine. */
+const ROUND_TIMEOUT_MS = 60_000
 const CALL_GAS = 300_000n
 
 export type TokenChain = {
@@ -60,6 +64,7 @@ export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promi
     caller: new Interface(callerCode.abi as never)
   }
   const deployments = new Map<string, string>()
+  const round = async (raw: string[]) => await sendRound(rpc, raw, ROUND_TIMEOUT_MS)
   const deploy = async (data: string): Promise<{ address: string, raw: string }> => {
     const address = getCreateAddress({ from: deployer.address, nonce })
     const raw = await sign(deployer, { data, gasLimit: DEPLOY_GAS, nonce: nonce++ })
@@ -72,20 +77,20 @@ export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promi
     ...await Promise.all(Array.from({ length: TOKEN_COUNT }, async (_, i) => await deploy(deployData(erc20, [`Token ${i}`, `TK${i}`, 10n ** 24n + BigInt(i)])))),
     await deploy(deployData(erc721)), await deploy(deployData(erc1155)), await deploy(deployData(callerCode))
   ]
-  await sendRound(rpc, created.map((c) => c.raw))
+  await round(created.map((c) => c.raw))
   // A signed transaction's hash is the keccak-256 of its envelope.
   for (const c of created) deployments.set(c.address, keccak256(c.raw))
   const tokens = created.slice(0, TOKEN_COUNT).map((c) => c.address)
   const [nft, multi, caller] = created.slice(TOKEN_COUNT).map((c) => c.address) as [string, string, string]
 
   // Token 0 to every holder (more than a page of holders), and some to the Caller contract.
-  await sendRound(rpc, [
+  await round([
     ...await Promise.all(holders.map(async (h, i) => await send(tokens[0]!, abi.token.encodeFunctionData('transfer', [h.address, BigInt(1000 + i)])))),
     await send(tokens[0]!, abi.token.encodeFunctionData('transfer', [caller, 10n ** 6n])),
     await send(tokens[1]!, abi.token.encodeFunctionData('transfer', [holders[0]!.address, 5n]))
   ])
   // NFT ids 1..NFT_COUNT: odd ones to the deployer, even ones to holder 0; ERC-1155 ids 7 and 8.
-  await sendRound(rpc, [
+  await round([
     ...await Promise.all(Array.from({ length: NFT_COUNT }, async (_, i) =>
       await send(nft, abi.nft.encodeFunctionData('mint', [i % 2 === 0 ? deployer.address : holders[0]!.address, BigInt(i + 1)])))),
     await send(multi, abi.multi.encodeFunctionData('mint', [deployer.address, 7n, 50n])),
@@ -100,7 +105,7 @@ export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promi
     await send(caller, abi.caller.encodeFunctionData('payOut', [holders[2]!.address]))
   ]
   const revertedTransaction = await send(caller, abi.caller.encodeFunctionData('fail'))
-  await sendRound(rpc, [
+  await round([
     await send(nft, abi.nft.encodeFunctionData('burn', [3n])),
     await send(multi, abi.multi.encodeFunctionData('safeTransferFrom', [deployer.address, holders[0]!.address, 7n, 20n, '0x'])),
     await send(multi, abi.multi.encodeFunctionData('safeBatchTransferFrom', [deployer.address, holders[1]!.address, [7n, 8n], [10n, 5n], '0x'])),
@@ -108,7 +113,7 @@ export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promi
   ])
   // The holder sends one NFT on: its own nonce.
   const holderNonce = Number(await rpc.call<string>('eth_getTransactionCount', [holders[0]!.address, 'pending']))
-  await sendRound(rpc, [await send(nft, abi.nft.encodeFunctionData('transferFrom', [holders[0]!.address, holders[3]!.address, 2n]), 0n, holders[0], holderNonce)])
+  await round([await send(nft, abi.nft.encodeFunctionData('transferFrom', [holders[0]!.address, holders[3]!.address, 2n]), 0n, holders[0], holderNonce)])
   const sealed = await sealBlocks({ rpc, wallets: [deployer, holders[0]!], rounds: 60 })
   return {
     deployer,

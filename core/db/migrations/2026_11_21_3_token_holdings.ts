@@ -11,9 +11,14 @@ import type { Knex } from 'knex'
 // write to token_balances (indexing, reorg roll-back, reindex): one set-based
 // statement per write statement, and no change to the indexer's code.
 
-/** The type a balance row counts under; a token row is always stored before its balances. */
-const BUCKET = 'case when k.type = \'ERC-721\' then -1 else c.token_id end'
-const TYPE = 'coalesce(k.type, case when c.token_id = -1 then \'ERC-20\' else \'ERC-1155\' end)'
+/**
+ * The token's type: from its tokens row, else from its transfers (balances
+ * are sums of transfers, so those are always stored first).
+ */
+const TYPE = `coalesce(k.type, (select t.token_type from token_transfers t where t.token_address = c.token_address limit 1),
+  case when c.token_id = -1 then 'ERC-20' else 'ERC-1155' end)`
+/** The id a balance row counts under: an ERC-721 holding is one per collection. */
+const BUCKET = `case when ${TYPE} = 'ERC-721' then -1 else c.token_id end`
 
 /** A trigger body that applies the (signed) rows of its transition tables. */
 const shiftBody = (changes: string, touched: string) => `

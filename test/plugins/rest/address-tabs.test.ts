@@ -8,13 +8,13 @@ import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT } from '../../support/openapi.ts'
 import { checkSpec, walkPages } from '../../support/rest.ts'
-import { buildTokenChain, TOKEN_COUNT } from '../../support/token-chain.ts'
+import { INDEXED_TIMEOUT_MS, buildTokenChain, TOKEN_COUNT } from '../../support/token-chain.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 60)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
 const rpc = app.geth.rpc
 const chain = await buildTokenChain(rpc, wallets)
-const head = await waitForIndexed(app)
+const head = await waitForIndexed(app, INDEXED_TIMEOUT_MS)
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const hexBlock = (n: number) => '0x' + n.toString(16)
 const balanceAt = async (address: string, block: number | 'latest') =>

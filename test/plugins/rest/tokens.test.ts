@@ -9,13 +9,13 @@ import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT } from '../../support/openapi.ts'
 import { checkSpec, walkPages } from '../../support/rest.ts'
-import { buildTokenChain, NFT_COUNT, TOKEN_COUNT } from '../../support/token-chain.ts'
+import { INDEXED_TIMEOUT_MS, buildTokenChain, NFT_COUNT, TOKEN_COUNT } from '../../support/token-chain.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 60)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
 const rpc = app.geth.rpc
 const chain = await buildTokenChain(rpc, wallets)
-await waitForIndexed(app)
+await waitForIndexed(app, INDEXED_TIMEOUT_MS)
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const call = async (to: string, data: string) => await rpc.call<string>('eth_call', [{ to, data }, 'latest'])
 const token0 = chain.tokens[0]!
@@ -253,7 +253,7 @@ t.test('holdings follow the chain back through a reorg (token_holdings stays the
   const receipt = await rpc.call<{ blockNumber: string }>('eth_getTransactionReceipt', [chain.revertedTransaction])
   // Back to before the block with the burn, the ERC-1155 transfers and the Caller's calls.
   await rpc.call('debug_setHead', ['0x' + (Number(receipt.blockNumber) - 1).toString(16)])
-  await waitForIndexed(app)
+  await waitForIndexed(app, INDEXED_TIMEOUT_MS)
   await sameAsBalances('after the reorg')
   const holdings = (await get(`/api/v2/addresses/${holder0.address}/token-balances`)).json() as Array<{ token: { address_hash: string, type: string }, value: string }>
   for (const h of holdings) {
