@@ -67,3 +67,11 @@ export async function findBlock (db: Knex, key: { number: number } | { hash: Buf
 function normalise (row: BlockRecord): BlockRecord {
   return { ...row, number: Number(row.number) }
 }
+
+/** Blocks the address sealed (clique signer), below `before`, newest first, from blocks_signer_number. */
+export async function listBlocksBySigner (db: Knex, signer: Buffer, before: number | undefined): Promise<BlockRecord[]> {
+  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from (
+      select * from blocks where signer = ? ${before === undefined ? '' : 'and number < ?'} order by number desc limit ?
+    ) b ${FEES} order by b.number desc`, before === undefined ? [signer, PAGE_SIZE + 1] : [signer, before, PAGE_SIZE + 1])
+  return rows.map(normalise)
+}

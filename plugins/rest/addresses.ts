@@ -4,6 +4,7 @@ import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord } from '../../core/queries/addresses.ts'
 import { presentTransaction } from './present-transaction.ts'
 import { addressObject, hex, timestamp } from './present.ts'
+import { presentToken } from './present-token.ts'
 import { ADDRESS_PATTERN, addressObject as addressSchema, itemsCount, page, query, transaction, validationError } from './schemas.ts'
 
 type Params = { address_hash_param: string }
@@ -37,23 +38,7 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
     creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
     creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
-    token: token === null
-      ? null
-      : {
-          address_hash: getAddress(hex(bytes)),
-          name: token.name,
-          symbol: token.symbol,
-          decimals: token.decimals === null ? null : String(token.decimals),
-          type: token.type,
-          holders_count: String(token.holder_count),
-          exchange_rate: null,
-          volume_24h: null,
-          circulating_market_cap: null,
-          circulating_supply: null,
-          total_supply: token.total_supply,
-          icon_url: null,
-          reputation: 'ok'
-        },
+    token: token === null ? null : presentToken({ ...token, address: bytes }),
     // Blockscout answers an address it never saw with a null balance, not a 404.
     coin_balance: a?.coin_balance ?? null,
     exchange_rate: null,

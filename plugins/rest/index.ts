@@ -8,6 +8,11 @@ import { tokenTransferRoutes } from './token-transfers.ts'
 import { internalTransactionRoutes } from './internal-transactions.ts'
 import { logRoutes } from './logs.ts'
 import { transactionTraceRoutes } from './transaction-trace.ts'
+import { addressListRoutes } from './address-lists.ts'
+import { addressTokenRoutes } from './address-tokens.ts'
+import { tokenRoutes } from './tokens.ts'
+import { tokenInstanceRoutes } from './token-instances.ts'
+import { smartContractRoutes } from './smart-contracts.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
@@ -38,6 +43,11 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(internalTransactionRoutes)
     await scope.register(logRoutes)
     await scope.register(transactionTraceRoutes)
+    await scope.register(addressListRoutes)
+    await scope.register(addressTokenRoutes)
+    await scope.register(tokenRoutes)
+    await scope.register(tokenInstanceRoutes)
+    await scope.register(smartContractRoutes)
     await scope.register(searchRoutes)
   })
 }

@@ -1,7 +1,7 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
-import { getAddress } from 'ethers'
 import type { TokenTransferRecord, TransactionRecord } from '../../core/queries/transactions.ts'
 import { addressObject, hex, timestamp } from './present.ts'
+import { presentToken as presentTokenObject } from './present-token.ts'
 
 const ZERO_ADDRESS = '0x' + '00'.repeat(20)
 
@@ -68,21 +68,9 @@ export function presentTransaction (tx: TransactionRecord, tokenTransfers: Retur
 }
 
 export function presentToken (t: TokenTransferRecord) {
-  return {
-    address_hash: getAddress(hex(t.token_address)),
-    name: t.name,
-    symbol: t.symbol,
-    decimals: t.decimals === null ? null : String(t.decimals),
-    type: t.token_type,
-    holders_count: String(t.holder_count),
-    exchange_rate: null,
-    volume_24h: null,
-    circulating_market_cap: null,
-    circulating_supply: null,
-    total_supply: t.total_supply,
-    icon_url: null,
-    reputation: 'ok'
-  }
+  return presentTokenObject({
+    address: t.token_address, type: t.token_type, name: t.name, symbol: t.symbol, decimals: t.decimals, total_supply: t.total_supply, holder_count: t.holder_count
+  })
 }
 
 function total (t: TokenTransferRecord) {

@@ -54,7 +54,7 @@ export async function sealBlocks ({ rpc, wallets, rounds }: SealBlocksOptions): 
   return { head, transactions, logger }
 }
 
-async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
+export async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
   return await wallet.signTransaction({
     type: 2,
     chainId: CHAIN_ID,
@@ -65,16 +65,16 @@ async function sign (wallet: Wallet, tx: TransactionRequest): Promise<string> {
 }
 
 /** Sends signed transactions in one batch; resolves with the highest block once all of them are sealed. */
-async function sendRound (rpc: RpcClient, raw: string[]): Promise<number> {
+export async function sendRound (rpc: RpcClient, raw: string[], timeoutMs = SEAL_TIMEOUT_MS): Promise<number> {
   const hashes = await rpc.batch<string>(raw.map((r) => ({ method: 'eth_sendRawTransaction', params: [r] })))
-  const deadline = Date.now() + SEAL_TIMEOUT_MS
+  const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     // Right after start Geth answers "transaction indexing is in progress": not sealed yet, as far as we know.
     const receipts = await rpc.batch<{ blockNumber: string } | null>(hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }))).catch(() => [null])
     if (receipts.every((r) => r !== null)) return Math.max(...receipts.map((r) => Number(r!.blockNumber)))
     await sleep(SEAL_POLL_MS)
   }
-  throw new Error(`transactions ${hashes.join(', ')} were not sealed within ${SEAL_TIMEOUT_MS} ms`)
+  throw new Error(`transactions ${hashes.join(', ')} were not sealed within ${timeoutMs} ms`)
 }
 
 /** `count` wallets funded in a GENESIS_ALLOC file of their own (removed on teardown). */

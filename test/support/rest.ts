@@ -1,11 +1,15 @@
-// Checks shared by the REST test files: the OpenAPI shape of a body, and the
-// answers to bad input (422 with Blockscout's pointer, 404 Not found, 200 for
-// tampered cursors).
+// Checks shared by the REST test files: the OpenAPI shape of a body, a list
+// walked to its end, and the answers to bad input (422 with Blockscout's
+// pointer, 404 Not found, 200 for tampered cursors).
+import type { FastifyInstance } from 'fastify'
 import { checkSpec } from './openapi.ts'
+import { walkPages } from './pages.ts'
 
 type Tap = {
   equal (found: unknown, wanted: unknown, message: string): unknown
   same (found: unknown, wanted: unknown, message: string): unknown
+  ok (value: unknown, message: string): unknown
+  fail (message: string): unknown
 }
 type Get = (url: string) => Promise<{ statusCode: number, json (): any }>
 
@@ -33,4 +37,20 @@ export async function checkBadInput (t: Tap, get: Get, { invalid = [], missing =
     t.same(response.json(), { message: 'Not found' }, path)
   }
   for (const path of harmless) t.equal((await get(path)).statusCode, 200, path)
+}
+
+export type Page<Item> = { items: Item[], next_page_params: Record<string, unknown> | null }
+
+/**
+ * Every item of a list through `app.inject`, each page checked against the
+ * spec's `specPath` response, `extra` (filters Blockscout does not echo) sent
+ * with every page; no item may repeat.
+ */
+export async function walkList<Item> (t: Tap, app: FastifyInstance, path: string, specPath: string, extra: Record<string, string> = {}): Promise<{ items: Item[], pages: Array<Page<Item>> }> {
+  return await walkPages(t, async (url) => await app.inject({ method: 'GET', url }), path, {
+    resend: extra,
+    key: (item) => JSON.stringify(item),
+    check: (body) => checkSpec(t, specPath, body),
+    pageSize: Number(extra.limit ?? 50)
+  })
 }

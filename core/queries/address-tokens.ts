@@ -1,0 +1,48 @@
+// What an address holds, as Blockscout lists it: one row per ERC-20 or ERC-721
+// token (the ERC-721 value is the number of ids) and per ERC-1155 id, read
+// from token_holdings (migration 3) in the order of token_holdings_holder_value.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+import { TOKEN_COLUMNS, type TokenRecord } from './tokens.ts'
+
+export type HoldingRecord = {
+  id: string
+  token_id: string
+  value: string
+  token: TokenRecord
+}
+
+export type HoldingCursor = { value: string, id: string }
+
+const COLUMNS = 'h.id::text, h.token_id::text, h.value::text, row_to_json(t) as token'
+const TOKEN_JOIN = `cross join lateral (select ${TOKEN_COLUMNS} from tokens k where k.address = h.token_address) t`
+
+function normalise (row: Omit<HoldingRecord, 'token'> & { token: Omit<TokenRecord, 'address'> & { address: string } }): HoldingRecord {
+  // row_to_json writes bytea as '\x...' text.
+  return { ...row, token: { ...row.token, address: Buffer.from(row.token.address.slice(2), 'hex') } }
+}
+
+/** Everything the address holds, highest value first (Blockscout's token-balances is not paged). */
+export async function listTokenBalances (db: Knex, holder: Buffer): Promise<HoldingRecord[]> {
+  const { rows } = await db.raw(`select ${COLUMNS} from token_holdings h ${TOKEN_JOIN}
+    where h.holder = ? and h.value > 0 order by h.value desc, h.id desc`, [holder])
+  return rows.map(normalise)
+}
+
+/** A page of holdings after `cursor`, optionally of some token types only. */
+export async function listHoldings (db: Knex, holder: Buffer, types: string[] | undefined, cursor: HoldingCursor | undefined): Promise<HoldingRecord[]> {
+  const bindings: Knex.RawBinding[] = [holder]
+  let where = 'h.holder = ? and h.value > 0'
+  if (cursor !== undefined) {
+    where += ' and (h.value, h.id) < (?::numeric, ?::bigint)'
+    bindings.push(cursor.value, cursor.id)
+  }
+  if (types !== undefined && types.length > 0) {
+    where += ` and h.token_type in (${types.map(() => '?').join(', ')})`
+    bindings.push(...types)
+  }
+  const { rows } = await db.raw(`select ${COLUMNS} from (
+      select * from token_holdings h where ${where} order by h.value desc, h.id desc limit ${PAGE_SIZE + 1}
+    ) h ${TOKEN_JOIN} order by h.value desc, h.id desc`, bindings)
+  return rows.map(normalise)
+}

@@ -1,0 +1,63 @@
+// NFT instances: every id a token's transfers named, newest id first, with
+// its owner from token_balances. Blockscout keeps a row per instance; here
+// the ids are read from token_transfers_token_id by a loose index scan (one
+// index probe per id), so a deep page costs what the first does.
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+
+export type InstanceRecord = {
+  token_id: string
+  /** The only holder of the id, when it has exactly one and holds one unit of it. */
+  owner: Buffer | null
+  owner_is_contract: boolean
+  /** Units of the id held in all (0 once an ERC-721 id is burnt). */
+  supply: string
+}
+
+const OWNER_COLUMNS = `
+  i.token_id::text,
+  o.holder as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply`
+
+const OWNER_JOIN = `
+  left join lateral (
+    select case when count(*) = 1 then (array_agg(b.holder))[1] end as holder, sum(b.value) as supply
+    from token_balances b where b.token_address = ? and b.token_id = i.token_id
+  ) o on true
+  left join addresses a on a.hash = o.holder`
+
+/** Instances below `before` (all when undefined), highest id first; one more than a page. */
+export async function listTokenInstances (db: Knex, token: Buffer, before: string | undefined): Promise<InstanceRecord[]> {
+  const below = before === undefined ? '' : 'and token_id < ?::numeric'
+  const { rows } = await db.raw(`
+    with recursive ids (token_id) as (
+      (select token_id from token_transfers where token_address = ? and token_id is not null ${below} order by token_id desc limit 1)
+      union all
+      select (select t.token_id from token_transfers t where t.token_address = ? and t.token_id is not null and t.token_id < ids.token_id
+        order by t.token_id desc limit 1)
+      from ids where ids.token_id is not null
+    )
+    select ${OWNER_COLUMNS} from (select token_id from ids where token_id is not null limit ${PAGE_SIZE + 1}) i ${OWNER_JOIN}
+    order by i.token_id desc`, [token, ...(before === undefined ? [] : [before]), token, token])
+  return rows
+}
+
+/** The instances `holder` holds now, highest id first (the primary key of token_balances in reverse). */
+export async function listHolderInstances (db: Knex, token: Buffer, holder: Buffer, before: string | undefined): Promise<InstanceRecord[]> {
+  const below = before === undefined ? '' : 'and token_id < ?::numeric'
+  const { rows } = await db.raw(`
+    select ${OWNER_COLUMNS} from (
+      select token_id from token_balances where token_address = ? and holder = ? and token_id >= 0 and value > 0 ${below}
+      order by token_id desc limit ${PAGE_SIZE + 1}
+    ) i ${OWNER_JOIN}
+    order by i.token_id desc`, [token, holder, ...(before === undefined ? [] : [before]), token])
+  return rows
+}
+
+/** One instance, or undefined when no transfer of the token named the id. */
+export async function findTokenInstance (db: Knex, token: Buffer, tokenId: string): Promise<InstanceRecord | undefined> {
+  const { rows } = await db.raw(`
+    select ${OWNER_COLUMNS} from (
+      select token_id from token_transfers where token_address = ? and token_id = ?::numeric limit 1
+    ) i ${OWNER_JOIN}`, [token, tokenId, token])
+  return rows[0]
+}

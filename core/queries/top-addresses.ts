@@ -1,0 +1,35 @@
+// Top accounts (Blockscout's /addresses): addresses holding coin, by balance
+// (highest first by default) or by transaction count, ties broken as
+// Blockscout does (balance descending, then hash ascending). Each order has
+// its own partial index on addresses (migration 3).
+import type { Knex } from 'knex'
+import { PAGE_SIZE } from './blocks.ts'
+import { keysetPage, type KeyColumn } from './keyset.ts'
+
+export type TopAddressSort = 'balance' | 'transactions_count'
+export type TopAddressRecord = { hash: Buffer, coin_balance: string, transaction_count: string, is_contract: boolean }
+export type TopAddressCursor = { coinBalance: string, hash: Buffer, transactionCount: string }
+
+function orderKeys (sort: TopAddressSort | undefined, descending: boolean): KeyColumn[] {
+  const byBalance = [{ column: 'coin_balance', descending: true }, { column: 'hash', descending: false }]
+  if (sort === 'transactions_count') return [{ column: 'transaction_count', descending }, ...byBalance]
+  if (sort === 'balance') return [{ column: 'coin_balance', descending }, { column: 'hash', descending: false }]
+  return byBalance
+}
+
+export async function listTopAddresses (db: Knex, sort: TopAddressSort | undefined, descending: boolean, cursor: TopAddressCursor | undefined): Promise<TopAddressRecord[]> {
+  const keys = orderKeys(sort, descending)
+  const values: Record<string, Knex.RawBinding> = cursor === undefined
+    ? {}
+    : { coin_balance: cursor.coinBalance, hash: cursor.hash, transaction_count: cursor.transactionCount }
+  const { sql, bindings } = keysetPage({
+    columns: 'hash, coin_balance, transaction_count, contract_code is not null as is_contract',
+    from: 'addresses',
+    where: 'coin_balance > 0',
+    bindings: [],
+    keys,
+    cursor: cursor === undefined ? undefined : keys.map((k) => values[k.column]!),
+    limit: PAGE_SIZE + 1
+  })
+  return (await db.raw(sql, bindings)).rows
+}

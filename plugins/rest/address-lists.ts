@@ -1,0 +1,147 @@
+// Address lists and counts beside the address detail: top accounts, blocks
+// validated, coin balance history (per block and per day) and tab counters.
+import type { FastifyInstance } from 'fastify'
+import { PAGE_SIZE, listBlocksBySigner } from '../../core/queries/blocks.ts'
+import { listTopAddresses, type TopAddressSort } from '../../core/queries/top-addresses.ts'
+import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances } from '../../core/queries/coin-balances.ts'
+import { countAddressTabs, isKnownAddress } from '../../core/queries/address-tabs.ts'
+import { addressObject, hex, presentBlock, timestamp } from './present.ts'
+import { addressObject as addressSchema, block, itemsCount, page, query, validationError } from './schemas.ts'
+import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
+import { toPage } from './paging.ts'
+import { bytes, tokenParams as params, type TokenParams as Params } from './tokens.ts'
+
+const nullable = (type: string) => ({ type: [type, 'null'] })
+const intString = { type: 'string', pattern: '^-?[0-9]+$' }
+
+const topAddress = {
+  type: 'object',
+  properties: { ...addressSchema.properties, coin_balance: nullable('string'), transactions_count: { type: 'string' } }
+}
+const coinBalance = {
+  type: 'object',
+  properties: { transaction_hash: nullable('string'), block_number: { type: 'integer' }, delta: intString, value: intString, block_timestamp: { type: 'string' } }
+}
+const integerOrNull = { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^(null)?$' }] }
+
+/** Every tab counter Blockscout knows, the beacon-chain and Celo ones included. */
+const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_transfers_count', 'token_balances_count', 'logs_count',
+  'withdrawals_count', 'internal_transactions_count', 'beacon_deposits_count', 'celo_election_rewards_count']
+
+type TopQuery = { sort?: TopAddressSort, order?: 'asc' | 'desc', fetched_coin_balance?: string, hash?: string, transactions_count?: number | string }
+
+export async function addressListRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Querystring: TopQuery }>('/addresses', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Top accounts: addresses holding coin by balance, or by transaction count (50 a page)',
+      querystring: query({
+        sort: { type: 'string', enum: ['balance', 'transactions_count'] },
+        order: { type: 'string', enum: ['asc', 'desc'] },
+        fetched_coin_balance: cursorIntString,
+        hash: cursorAddress,
+        transactions_count: integerOrNull,
+        items_count: itemsCount
+      }),
+      response: {
+        200: {
+          type: 'object',
+          properties: { ...page(topAddress, {}).properties, exchange_rate: nullable('string'), total_supply: nullable('string') }
+        },
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const q = request.query
+    // Blockscout applies a sort only when both sort and order are given.
+    const sorted = q.sort !== undefined && q.order !== undefined
+    const balance = cursorValue(q.fetched_coin_balance)
+    const cursor = q.hash === undefined || balance === undefined
+      ? undefined
+      : { coinBalance: balance, hash: bytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
+    const rows = await listTopAddresses(db, sorted ? q.sort : undefined, q.order !== 'asc', cursor)
+    return {
+      ...toPage(rows,
+        (a) => ({ ...addressObject(a.hash, a.is_contract), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
+        (last) => ({
+          fetched_coin_balance: last.coin_balance,
+          hash: hex(last.hash),
+          transactions_count: Number(last.transaction_count),
+          items_count: PAGE_SIZE,
+          ...(q.sort === undefined ? {} : { sort: q.sort }),
+          ...(q.order === undefined ? {} : { order: q.order })
+        })),
+      // No market on a test network: Blockscout then reports no rate and a zero supply.
+      exchange_rate: null,
+      total_supply: '0'
+    }
+  })
+
+  app.get<{ Params: Params, Querystring: { block_number?: number } }>('/addresses/:address_hash_param/blocks-validated', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Blocks the address sealed, newest first (50 a page)',
+      params,
+      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
+      response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+    }
+  }, async (request) => {
+    const rows = await listBlocksBySigner(db, bytes(request.params.address_hash_param), request.query.block_number)
+    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+  })
+
+  app.get<{ Params: Params, Querystring: { block_number?: number } }>('/addresses/:address_hash_param/coin-balance-history', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Balance after each block that changed it, with the change, newest first (50 a page)',
+      params,
+      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
+      response: { 200: page(coinBalance, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+    }
+  }, async (request) => {
+    const rows = await listCoinBalanceHistory(db, bytes(request.params.address_hash_param), request.query.block_number)
+    return toPage(rows, (c) => ({
+      transaction_hash: c.transaction_hash === null ? null : hex(c.transaction_hash),
+      block_number: c.block_number,
+      delta: c.delta,
+      value: c.value,
+      block_timestamp: timestamp(c.timestamp)
+    }), (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
+  })
+
+  app.get<{ Params: Params }>('/addresses/:address_hash_param/coin-balance-history-by-day', {
+    schema: {
+      tags: ['addresses'],
+      summary: `Highest balance of each day over the last ${COIN_BALANCE_HISTORY_DAYS} days`,
+      params,
+      querystring: query(),
+      response: {
+        200: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { date: { type: 'string' }, value: intString } } }, days: { type: 'integer' } } },
+        422: validationError
+      }
+    }
+  }, async (request) => ({ items: await listDailyBalances(db, bytes(request.params.address_hash_param)), days: COIN_BALANCE_HISTORY_DAYS }))
+
+  app.get<{ Params: Params }>('/addresses/:address_hash_param/tabs-counters', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Item counts of the address tabs, each capped at 51 ("50+")',
+      params,
+      querystring: query(),
+      response: {
+        200: {
+          type: 'object',
+          properties: Object.fromEntries(ALL_TAB_COUNTERS.map((k) => [k, { type: 'integer' }]))
+        },
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const hash = bytes(request.params.address_hash_param)
+    // Blockscout answers an address it never saw with every counter it knows, chain-specific ones too, at 0.
+    if (!await isKnownAddress(db, hash)) return Object.fromEntries(ALL_TAB_COUNTERS.map((k) => [k, 0]))
+    return await countAddressTabs(db, hash)
+  })
+}

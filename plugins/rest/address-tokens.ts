@@ -1,0 +1,63 @@
+// What an address holds: token-balances (everything, unpaged) and tokens
+// (paged, type filter, ERC-1155 holdings with their instance).
+import type { FastifyInstance } from 'fastify'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { listHoldings, listTokenBalances, type HoldingRecord } from '../../core/queries/address-tokens.ts'
+import { findTokenInstance } from '../../core/queries/token-instances.ts'
+import { presentInstance, presentToken } from './present-token.ts'
+import { toPage } from './paging.ts'
+import { itemsCount, page, query, validationError } from './schemas.ts'
+import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
+import { bytes, tokenParams as params, type TokenParams as Params } from './tokens.ts'
+
+/** ERC-20 and ERC-721 holdings are per token (id -1); ERC-1155 per id. */
+const tokenIdOf = (h: HoldingRecord): string | null => h.token_id === '-1' ? null : h.token_id
+
+export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Params: Params }>('/addresses/:address_hash_param/token-balances', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'Every token the address holds, by value (ERC-721 counted per collection)',
+      params,
+      querystring: query(),
+      response: { 200: { type: 'array', items: tokenBalance }, 422: validationError }
+    }
+  }, async (request) => {
+    const rows = await listTokenBalances(db, bytes(request.params.address_hash_param))
+    return rows.map((h) => ({ token: presentToken(h.token), token_id: tokenIdOf(h), token_instance: null, value: h.value }))
+  })
+
+  app.get<{ Params: Params, Querystring: { type?: string, value?: string, id?: number } }>('/addresses/:address_hash_param/tokens', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'The address\'s tokens by value (50 a page), type filters',
+      params,
+      querystring: query({
+        type: tokenTypeList,
+        fiat_value: cursorFloatString,
+        value: cursorIntString,
+        id: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        items_count: itemsCount
+      }),
+      response: { 200: page(tokenBalance, { value: { type: 'string' }, id: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    const value = cursorValue(q.value)
+    const cursor = value === undefined || q.id === undefined ? undefined : { value, id: String(q.id) }
+    const rows = await listHoldings(db, bytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    const result = toPage(rows, async (h) => {
+      const tokenId = tokenIdOf(h)
+      const instance = tokenId === null ? undefined : await findTokenInstance(db, h.token.address, tokenId)
+      return {
+        token: presentToken(h.token),
+        token_id: tokenId,
+        token_instance: instance === undefined ? null : presentInstance(instance, h.token),
+        value: h.value
+      }
+    }, (last) => ({ fiat_value: null, value: last.value, id: Number(last.id), items_count: PAGE_SIZE }))
+    return { ...result, items: await Promise.all(result.items) }
+  })
+}

@@ -1,0 +1,49 @@
+// Blockscout's token, token balance and NFT instance objects from stored rows.
+import { getAddress } from 'ethers'
+import type { TokenRecord } from '../../core/queries/tokens.ts'
+import type { InstanceRecord } from '../../core/queries/token-instances.ts'
+import { addressObject, hex } from './present.ts'
+
+const ZERO_ADDRESS = Buffer.alloc(20)
+
+export function presentToken (t: TokenRecord) {
+  return {
+    address_hash: getAddress(hex(t.address)),
+    name: t.name,
+    symbol: t.symbol,
+    decimals: t.decimals === null ? null : String(t.decimals),
+    type: t.type,
+    holders_count: String(Math.max(0, t.holder_count)),
+    // No market data on a test network.
+    exchange_rate: null,
+    volume_24h: null,
+    circulating_market_cap: null,
+    circulating_supply: null,
+    total_supply: t.total_supply,
+    icon_url: null,
+    reputation: 'ok'
+  }
+}
+
+/**
+ * An instance whose metadata was never fetched, as Blockscout shows it. The
+ * owner: an ERC-721 id's holder (the zero address once burnt, as Blockscout
+ * records a burn); an ERC-1155 id's only holder when it is unique (one unit).
+ */
+export function presentInstance (i: InstanceRecord, t: TokenRecord) {
+  const isUnique = t.type === 'ERC-721' || i.supply === '1'
+  const owner = !isUnique ? null : i.owner ?? (t.type === 'ERC-721' ? ZERO_ADDRESS : null)
+  return {
+    id: i.token_id,
+    metadata: null,
+    owner: owner === null ? null : addressObject(owner, i.owner_is_contract),
+    token: presentToken(t),
+    external_app_url: null,
+    animation_url: null,
+    image_url: null,
+    is_unique: isUnique,
+    thumbnails: null,
+    media_type: null,
+    media_url: null
+  }
+}

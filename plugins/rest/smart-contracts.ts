@@ -1,0 +1,111 @@
+// Smart contracts before verification exists: every contract answers as
+// Blockscout answers for an unverified one (proxy fields, bytecode and
+// creation code from the index), the verified list is empty and the verified
+// counts are zero until verification stores sources.
+import type { FastifyInstance } from 'fastify'
+import { countContracts, findContract } from '../../core/queries/smart-contracts.ts'
+import { hex } from './present.ts'
+import { addressObject, itemsCount, message, page, query, validationError } from './schemas.ts'
+import { cursorAddress } from './token-schemas.ts'
+import { bytes, tokenParams, type TokenParams } from './tokens.ts'
+
+const nullable = (type: string) => ({ type: [type, 'null'] })
+const intString = { type: 'string', pattern: '^[0-9]+$' }
+const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
+
+const unverifiedContract = {
+  type: 'object',
+  required: ['proxy_type', 'implementations', 'conflicting_implementations', 'deployed_bytecode', 'creation_bytecode', 'creation_status'],
+  properties: {
+    proxy_type: nullable('string'),
+    implementations: { type: 'array', items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } },
+    conflicting_implementations: { type: ['array', 'null'], items: { type: 'object', additionalProperties: true } },
+    deployed_bytecode: nullable('string'),
+    creation_bytecode: nullable('string'),
+    creation_status: nullable('string')
+  }
+}
+
+const listItem = {
+  type: 'object',
+  properties: {
+    address: addressObject,
+    compiler_version: nullable('string'),
+    optimization_enabled: nullable('boolean'),
+    transactions_count: nullable('integer'),
+    language: nullable('string'),
+    verified_at: nullable('string'),
+    market_cap: nullable('string'),
+    has_constructor_args: nullable('boolean'),
+    coin_balance: nullable('string'),
+    license_type: nullable('string'),
+    certified: { type: 'boolean' },
+    reputation: nullable('string')
+  }
+}
+
+export async function smartContractRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  // As /tokens: with or without the trailing slash the spec writes.
+  for (const url of ['/smart-contracts', '/smart-contracts/']) {
+    app.get(url, {
+      schema: {
+        hide: url.endsWith('/'),
+        tags: ['smart-contracts'],
+        summary: 'Verified contracts (none until verification is available)',
+        querystring: query({
+          q: { type: 'string' },
+          filter: { type: 'string', enum: ['solidity', 'vyper', 'yul', 'geas'] },
+          sort: { type: 'string', enum: ['balance', 'transactions_count'] },
+          order: { type: 'string', enum: ['asc', 'desc'] },
+          smart_contract_id: { type: 'integer' },
+          coin_balance: { anyOf: [{ type: 'integer' }, emptyOrNull] },
+          hash: cursorAddress,
+          transactions_count: { anyOf: [{ type: 'integer' }, emptyOrNull] },
+          items_count: itemsCount
+        }),
+        response: { 200: page(listItem, {}), 422: validationError }
+      }
+    }, async () => ({ items: [], next_page_params: null }))
+  }
+
+  app.get('/smart-contracts/counters', {
+    schema: {
+      tags: ['smart-contracts'],
+      summary: 'Contracts, new contracts in 24 hours, verified contracts',
+      querystring: query(),
+      response: {
+        200: {
+          type: 'object',
+          properties: { smart_contracts: intString, new_smart_contracts_24h: intString, verified_smart_contracts: intString, new_verified_smart_contracts_24h: intString }
+        },
+        422: validationError
+      }
+    }
+  }, async () => {
+    const counts = await countContracts(db)
+    return { smart_contracts: counts.contracts, new_smart_contracts_24h: counts.new_contracts_24h, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' }
+  })
+
+  app.get<{ Params: TokenParams }>('/smart-contracts/:address_hash_param', {
+    schema: {
+      tags: ['smart-contracts'],
+      summary: 'A contract: deployed and creation bytecode (404 for an address without code)',
+      params: tokenParams,
+      querystring: query(),
+      response: { 200: unverifiedContract, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const found = await findContract(db, bytes(request.params.address_hash_param))
+    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    return {
+      proxy_type: null,
+      implementations: [],
+      conflicting_implementations: null,
+      deployed_bytecode: hex(found.code),
+      creation_bytecode: found.creation_code === null ? null : hex(found.creation_code),
+      creation_status: 'success'
+    }
+  })
+}

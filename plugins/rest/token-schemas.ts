@@ -1,0 +1,88 @@
+// Schemas of the token, holding, instance and cursor shapes shared by the
+// address, token and smart-contract routes (Blockscout 11.2.7's Token,
+// TokenBalance, TokenInstance and TokenHolderResponse).
+import { ADDRESS_PATTERN, addressObject } from './schemas.ts'
+
+const nullable = (type: string) => ({ type: [type, 'null'] })
+const intString = { type: 'string', pattern: '^-?[0-9]+$' }
+const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
+
+export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984']
+
+export const token = {
+  type: 'object',
+  required: ['address_hash', 'symbol', 'name', 'decimals', 'type', 'holders_count', 'exchange_rate', 'volume_24h', 'total_supply',
+    'icon_url', 'circulating_market_cap', 'circulating_supply', 'reputation'],
+  properties: {
+    address_hash: { type: 'string' },
+    name: nullable('string'),
+    symbol: nullable('string'),
+    decimals: intStringNullable,
+    type: nullable('string'),
+    holders_count: intStringNullable,
+    exchange_rate: nullable('string'),
+    volume_24h: nullable('string'),
+    circulating_market_cap: nullable('string'),
+    circulating_supply: nullable('string'),
+    total_supply: intStringNullable,
+    icon_url: nullable('string'),
+    reputation: nullable('string')
+  }
+}
+
+const addressOrNull = { ...addressObject, type: ['object', 'null'] }
+
+export const tokenInstance = {
+  type: 'object',
+  required: ['id', 'metadata', 'owner', 'token', 'external_app_url', 'animation_url', 'image_url', 'is_unique', 'thumbnails',
+    'media_type', 'media_url'],
+  properties: {
+    id: intString,
+    metadata: { type: ['object', 'null'], additionalProperties: true },
+    owner: addressOrNull,
+    token: { ...token, type: ['object', 'null'] },
+    external_app_url: nullable('string'),
+    animation_url: nullable('string'),
+    image_url: nullable('string'),
+    is_unique: nullable('boolean'),
+    thumbnails: { type: ['object', 'null'], additionalProperties: true },
+    media_type: nullable('string'),
+    media_url: nullable('string')
+  }
+}
+
+export const tokenBalance = {
+  type: 'object',
+  required: ['token', 'token_id', 'token_instance', 'value'],
+  properties: {
+    token: { ...token, type: ['object', 'null'] },
+    token_id: intStringNullable,
+    token_instance: { ...tokenInstance, type: ['object', 'null'] },
+    value: intString
+  }
+}
+
+export const tokenHolder = {
+  type: 'object',
+  required: ['address', 'value', 'token_id'],
+  properties: { address: addressObject, value: intStringNullable, token_id: intStringNullable }
+}
+
+/** Cursor values Blockscout accepts as an integer string, or empty or "null" for none. */
+export const cursorIntString = { type: 'string', pattern: '^(-?([1-9][0-9]{0,77}|0)|null)?$' }
+/** Cursor values Blockscout accepts as a decimal string, or empty or "null" for none. */
+export const cursorFloatString = { type: 'string', pattern: '^(([1-9][0-9]*|0)(\\.[0-9]+)?|null)?$' }
+/** Integer cursors: JavaScript integers are exact up to 2^53, more than any block number or row id here. */
+export const cursorInteger = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
+export const cursorAddress = { type: 'string', pattern: ADDRESS_PATTERN }
+/** `ERC-20,ERC-721`, optionally in brackets, or empty for every type. */
+export const tokenTypeList = { type: 'string', pattern: `^(\\[?(${TOKEN_TYPES.join('|')})(,(${TOKEN_TYPES.join('|')}))*\\]?)?$` }
+
+/** The types of a `type=` list, undefined for all. */
+export function parseTokenTypes (list: string | undefined): string[] | undefined {
+  if (list === undefined || list === '') return undefined
+  return list.replace(/^\[|\]$/g, '').split(',')
+}
+
+/** An integer-string cursor value, undefined when empty or "null". */
+export const cursorValue = (value: string | undefined): string | undefined => value === undefined || value === '' || value === 'null' ? undefined : value
