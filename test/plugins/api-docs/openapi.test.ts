@@ -39,7 +39,8 @@ t.test('the document is OpenAPI 3 and holds only the REST API', async (t) => {
 
 t.test('every /api/v2 route appears with its parameters and response schema', async (t) => {
   // GraphQL shares the prefix; its contract is its SDL, not a response schema.
-  const routes = getRoutes(app).filter((r) => r.startsWith('/api/v2/') && r !== '/api/v2/openapi' && !r.startsWith('/api/v2/graphql'))
+  // Trailing-slash aliases (/api/v2/tokens/, as Blockscout's spec writes them) are hidden copies.
+  const routes = getRoutes(app).filter((r) => r.startsWith('/api/v2/') && r !== '/api/v2/openapi' && !r.startsWith('/api/v2/graphql') && !r.endsWith('/'))
   t.ok(routes.length >= 12, `${routes.length} routes under /api/v2`)
   t.ok(routes.includes('/api/v2/search') && routes.includes('/api/v2/transactions/:transaction_hash_param'), 'the route tree was read')
   for (const route of routes) {
