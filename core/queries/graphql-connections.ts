@@ -5,6 +5,7 @@
 import type { Knex } from 'knex'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexer/types.ts'
 import { groupByParent, keysetClause, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
+import { preparedRaw } from './prepared.ts'
 import {
   HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS, hexColumn, type GraphqlTransaction
 } from './graphql-records.ts'
@@ -22,7 +23,7 @@ async function pagePerParent<T> (db: Knex, parents: readonly string[], page: Key
   const keys = parents.map((p) => p.toLowerCase())
   const k = keysetClause(keyColumns, page)
   const { sql, bindings } = inner(k)
-  const { rows } = await db.raw(`select p0.key as parent_key, x.* from ${HEX_KEYS} cross join lateral (${sql}) x
+  const rows = await preparedRaw(db, `select p0.key as parent_key, x.* from ${HEX_KEYS} cross join lateral (${sql}) x
     order by p0.ord, ${k.orderBy}`, [keys, ...bindings])
   return groupByParent(keys, rows as Array<Parented<T>>, page)
 }

@@ -3,6 +3,7 @@
 // rows read here and rows the indexer announces after a commit present alike.
 import type { Knex } from 'knex'
 import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../indexer/types.ts'
+import { preparedRaw } from './prepared.ts'
 
 /** bytea as 0x-hex text (null stays null). */
 export const hexColumn = (column: string): string => `'0x' || encode(${column}, 'hex')`
@@ -59,19 +60,19 @@ function inOrder<T> (wanted: readonly string[], rows: T[], keyOf: (row: T) => st
 }
 
 export async function findBlocksByNumber (db: Knex, numbers: readonly number[]): Promise<Array<GraphqlBlock | undefined>> {
-  const { rows } = await db.raw(`select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
+  const rows = await preparedRaw(db, `select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
   const byNumber = new Map((rows as GraphqlBlock[]).map((r) => [r.number, r]))
   return numbers.map((n) => byNumber.get(n))
 }
 
 export async function findTransactionsByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlTransaction | undefined>> {
-  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from ${HEX_KEYS}
+  const rows = await preparedRaw(db, `select ${TRANSACTION_COLUMNS} from ${HEX_KEYS}
     join transactions t on t.hash = pb.bytes join blocks b on b.number = t.block_number`, [keys(hashes)])
   return inOrder(hashes, rows as GraphqlTransaction[], (r) => r.hash)
 }
 
 export async function findAddressesByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
-  const { rows } = await db.raw(`select ${hexColumn('a.hash')} as hash, a.coin_balance::text as coin_balance, a.balance_block::int as balance_block,
+  const rows = await preparedRaw(db, `select ${hexColumn('a.hash')} as hash, a.coin_balance::text as coin_balance, a.balance_block::int as balance_block,
       ${hexColumn('a.contract_code')} as contract_code, a.nonce::int as nonce, a.gas_used::text as gas_used,
       a.transaction_count::text as transaction_count, a.token_transfer_count::text as token_transfer_count
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
@@ -79,7 +80,7 @@ export async function findAddressesByHash (db: Knex, hashes: readonly string[]):
 }
 
 export async function findTokensByAddress (db: Knex, addresses: readonly string[]): Promise<Array<GraphqlToken | undefined>> {
-  const { rows } = await db.raw(`select ${hexColumn('k.address')} as address, k.type, k.name, k.symbol, k.decimals,
+  const rows = await preparedRaw(db, `select ${hexColumn('k.address')} as address, k.type, k.name, k.symbol, k.decimals,
       k.total_supply::text as total_supply, k.holder_count
     from ${HEX_KEYS} join tokens k on k.address = pb.bytes`, [keys(addresses)])
   return inOrder(addresses, rows as GraphqlToken[], (r) => r.address)
@@ -87,7 +88,7 @@ export async function findTokensByAddress (db: Knex, addresses: readonly string[
 
 /** Whether any call below a transaction's own failed (Blockscout's has_error_in_internal_transactions). */
 export async function findInternalErrors (db: Knex, hashes: readonly string[]): Promise<boolean[]> {
-  const { rows } = await db.raw(`select p0.key, exists (select 1 from internal_transactions i
+  const rows = await preparedRaw(db, `select p0.key, exists (select 1 from internal_transactions i
       where i.transaction_hash = pb.bytes and i.trace_index > 0 and i.error is not null) as failed
     from ${HEX_KEYS}`, [keys(hashes)])
   const byKey = new Map((rows as Array<{ key: string, failed: boolean }>).map((r) => [r.key, r.failed]))

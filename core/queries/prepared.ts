@@ -30,3 +30,9 @@ export async function preparedRows<Row> (db: Knex, text: string, values: unknown
     await db.client.releaseConnection(connection)
   }
 }
+
+/** A knex raw query (`?` placeholders) run as a named prepared statement. */
+export async function preparedRaw<Row> (db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  const native = db.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative()
+  return await preparedRows<Row>(db, native.sql, native.bindings as unknown[])
+}

@@ -44,6 +44,7 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     validationRules: [depthLimitRule(options.maxDepth)],
     errorFormatter: formatErrors as unknown as MercuriusOptions['errorFormatter'],
     allowBatchedQueries: false,
+    jit: 1,
     graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
     additionalRouteOptions: { bodyLimit: MAX_BODY_BYTES, preValidation: refuseBatches }
   }

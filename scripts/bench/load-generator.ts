@@ -5,8 +5,10 @@ import { once } from 'node:events'
 
 export type LoadJob = {
   url: string
-  /** POST with this JSON-RPC body; without one, a GET whose sampled bodies must be JSON. */
+  /** POST with this JSON body; without one, a GET whose sampled bodies must be JSON. */
   body?: string
+  /** What a sampled POST answer must hold: a JSON-RPC `result` (the default) or GraphQL `data` without `errors`. */
+  expect?: 'json-rpc' | 'graphql'
   connections: number
   durationS: number
   /** Parse one response body in this many. */
@@ -69,4 +71,21 @@ async function runOne (child: ChildProcess, job: LoadJob): Promise<LoadResult> {
   const answer = await reply
   if (!answer.ok) throw new Error(`load generator failed: ${answer.message}`)
   return answer.result
+}
+
+/** Two halves as one: throughput and median averaged, the worse p99 kept, failures summed. */
+export function combineHalves (a: LoadResult, b: LoadResult): LoadResult {
+  return {
+    requests: a.requests + b.requests,
+    reqPerS: (a.reqPerS + b.reqPerS) / 2,
+    p50Ms: (a.p50Ms + b.p50Ms) / 2,
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    non200: a.non200 + b.non200,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    sampled: a.sampled + b.sampled,
+    sampleFailures: a.sampleFailures + b.sampleFailures,
+    firstFailure: a.firstFailure ?? b.firstFailure,
+    loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
+  }
 }

@@ -36,14 +36,17 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   return summarise(latenciesMs, statuses, sample, result, wallS, (cpu.user + cpu.system) / US_PER_S)
 }
 
-/** Parses every n-th body: a JSON-RPC error (or a truncated body) answered with 200 would otherwise count as a success. */
+/** Parses every n-th body: a JSON-RPC or GraphQL error (or a truncated body) answered with 200 would otherwise count as a success. */
 function checkSample (sample: Sample, n: number, job: LoadJob, status: number, body: string): void {
   if (n % job.sampleEvery !== 0) return
   sample.checked++
   let ok = false
   try {
-    const parsed = JSON.parse(body) as { result?: unknown, error?: unknown }
-    ok = status === HTTP_OK && (job.body === undefined || (parsed.result !== undefined && parsed.error === undefined))
+    const parsed = JSON.parse(body) as { result?: unknown, error?: unknown, data?: unknown, errors?: unknown }
+    const answered = job.expect === 'graphql'
+      ? parsed.data !== undefined && parsed.data !== null && parsed.errors === undefined
+      : parsed.result !== undefined && parsed.error === undefined
+    ok = status === HTTP_OK && (job.body === undefined || answered)
   } catch {}
   if (ok) return
   sample.failed++

@@ -11,7 +11,7 @@ import { cpus, loadavg } from 'node:os'
 import pg from 'pg'
 import { loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/logger.ts'
-import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
+import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf } from './rest/generate.ts'
 import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
@@ -62,23 +62,6 @@ async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Po
   await runFloor(pool, statements, CONNECTIONS, WARMUP_S)
   const floor = await runFloor(pool, statements, CONNECTIONS, durationS)
   return { gateway, floor, loadAverage: loadavg()[0]! }
-}
-
-/** Two halves as one: throughput and median averaged, the worse p99 kept, failures summed. */
-function combine (a: LoadResult, b: LoadResult): LoadResult {
-  return {
-    requests: a.requests + b.requests,
-    reqPerS: (a.reqPerS + b.reqPerS) / 2,
-    p50Ms: (a.p50Ms + b.p50Ms) / 2,
-    p99Ms: Math.max(a.p99Ms, b.p99Ms),
-    non200: a.non200 + b.non200,
-    errors: a.errors + b.errors,
-    timeouts: a.timeouts + b.timeouts,
-    sampled: a.sampled + b.sampled,
-    sampleFailures: a.sampleFailures + b.sampleFailures,
-    firstFailure: a.firstFailure ?? b.firstFailure,
-    loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
-  }
 }
 
 /**
