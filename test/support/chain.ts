@@ -36,10 +36,14 @@ type ReceiptSource = { getTransactionReceipt (hash: string): Promise<Transaction
  * block comes, and a block sealed between wait()'s first receipt check and its
  * block poller's first look is never announced, so wait() can hang.
  */
-export async function waitForReceipt (provider: ReceiptSource, hash: string, timeoutMs = 15_000): Promise<TransactionReceipt> {
+export async function waitForReceipt (provider: ReceiptSource, hash: string, timeoutMs = 60_000): Promise<TransactionReceipt> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const receipt = await provider.getTransactionReceipt(hash)
+    const receipt = await provider.getTransactionReceipt(hash).catch((err: Error) => {
+      // Right after start Geth answers "transaction indexing is in progress": not known yet.
+      if (/indexing is in progress/.test(err.message)) return null
+      throw err
+    })
     if (receipt !== null) return receipt
     await sleep(RECEIPT_POLL_MS)
   }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 
 /** Waits until the indexer's highest block is the node's current head (same height and hash). */
-export async function waitForIndexed (app: FastifyInstance, timeoutMs = 20_000): Promise<number> {
+export async function waitForIndexed (app: FastifyInstance, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     const head = await app.geth.rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
