@@ -36,7 +36,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
   RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
-  DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' }
+  DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' },
+  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
 export type Config = Readonly<{
@@ -64,6 +65,9 @@ export type Config = Readonly<{
     maxBodyBytes: number
     timeoutMs: number
     devAccountsFile: string | undefined
+  }>
+  indexer: Readonly<{
+    bulkLoadMinBlocks: number
   }>
 }>
 
@@ -124,6 +128,9 @@ export function loadConfig (env: Env = process.env): Config {
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
       devAccountsFile: str('DEV_ACCOUNTS_FILE')
+    },
+    indexer: {
+      bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
     }
   })
 }

@@ -48,7 +48,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir })
   await app.register(geth, { config })
-  await app.register(indexer)
+  await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(rest)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })

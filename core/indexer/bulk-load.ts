@@ -1,0 +1,98 @@
+// Bulk load: a backfill far behind the head (a first start, a long outage)
+// stores only the chain's own rows, as ponder does for its historical sync.
+// The secondary indexes of the big tables are dropped and the running sums
+// (addresses, token balances, holder counts) left behind; near the head both
+// are built once, set-wise, which costs far less than keeping them up batch by
+// batch. Every step is one transaction and the state lives in the database
+// (indexer_bulk_load, indexer_deferred_indexes), so a crash at any moment
+// resumes the load, and anything that deletes blocks finishes it first.
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+import { applyAggregates } from './aggregates.ts'
+
+/** Fewer blocks behind than this, a backfill keeps every index and sum up to date as it goes. */
+export const BULK_LOAD_MIN_BLOCKS = 1000
+/**
+ * The tables most of a batch's rows go to. Their non-unique indexes whose
+ * first column is not block_number are deferred: keys such as addresses and
+ * hashes land all over the tree, while block-ordered keys only append.
+ */
+const DEFERRED_TABLES = ['transactions', 'logs', 'internal_transactions', 'token_transfers', 'coin_balances']
+/** Dropping an index waits for readers of its table; a backfill does not wait long for that. */
+const LOCK_TIMEOUT = '5s'
+const LOCK_NOT_AVAILABLE = '55P03'
+// Sorting for index builds and grouping for the sums, once: memory speeds both up.
+const FINISH_MAINTENANCE_WORK_MEM = '256MB'
+const FINISH_WORK_MEM = '64MB'
+
+export type BulkLoad = { aggregatedThrough: number }
+
+export async function readBulkLoad (db: Knex | Knex.Transaction): Promise<BulkLoad | undefined> {
+  const row = await db('indexer_bulk_load').first('aggregated_through')
+  return row === undefined ? undefined : { aggregatedThrough: Number(row.aggregated_through) }
+}
+
+/**
+ * Worth it only when the backlog is long, and longer than what is stored:
+ * building an index again reads the whole table, not just the new rows.
+ */
+export function shouldBulkLoad (stored: number, head: number, minBlocks: number): boolean {
+  const backlog = head - stored
+  return minBlocks > 0 && backlog >= minBlocks && backlog > stored + 1
+}
+
+/**
+ * Records a bulk load above block `stored` and drops the deferred indexes,
+ * keeping their definitions, in one transaction. False when a table could not
+ * be locked in time (long reads): the backfill then goes on incrementally.
+ */
+export async function startBulkLoad (db: Knex, stored: number, log: Logger): Promise<boolean> {
+  try {
+    const dropped = await db.transaction(async (trx) => {
+      await trx.raw(`set local lock_timeout = '${LOCK_TIMEOUT}'`)
+      const inserted = await trx('indexer_bulk_load').insert({ aggregated_through: stored }).onConflict('id').ignore().returning('id')
+      if (inserted.length === 0) return []
+      const { rows } = await trx.raw<{ rows: Array<{ name: string, definition: string }> }>(`
+        select ci.relname as name, pg_get_indexdef(ix.indexrelid) as definition
+        from pg_index ix
+          join pg_class ci on ci.oid = ix.indexrelid
+          join pg_class ct on ct.oid = ix.indrelid
+          left join pg_attribute a on a.attrelid = ct.oid and a.attnum = ix.indkey[0]
+        where ct.relnamespace = current_schema()::regnamespace and ct.relname = any(?::text[])
+          and not ix.indisunique and coalesce(a.attname, '') <> 'block_number'
+        order by 1`, [`{${DEFERRED_TABLES.join(',')}}`])
+      if (rows.length > 0) await trx('indexer_deferred_indexes').insert(rows)
+      for (const { name } of rows) await trx.raw('drop index ??', [name])
+      return rows.map((r) => r.name)
+    })
+    log.info({ above_block: stored, deferred_indexes: dropped }, 'bulk load: indexes and running sums are built once near the head')
+    return true
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err
+    log.warn('bulk load not started: the tables are busy; indexing incrementally')
+    return false
+  }
+}
+
+/**
+ * Brings the running sums up to the stored head and builds the deferred
+ * indexes again, in the caller's transaction. False when no load was under way.
+ */
+export async function finishBulkLoad (trx: Knex.Transaction): Promise<boolean> {
+  const bulk = await trx('indexer_bulk_load').forUpdate().first('aggregated_through')
+  if (bulk === undefined) return false
+  await trx.raw(`set local maintenance_work_mem = '${FINISH_MAINTENANCE_WORK_MEM}'`)
+  await trx.raw(`set local work_mem = '${FINISH_WORK_MEM}'`)
+  const head = (await trx('blocks').max({ n: 'number' }).first())?.n
+  const from = Number(bulk.aggregated_through) + 1
+  // Contract code went straight into addresses while loading (recordContracts).
+  if (head !== null && head !== undefined && Number(head) >= from) await applyAggregates(trx, from, Number(head), [])
+  for (const { name, definition } of await trx('indexer_deferred_indexes').select('name', 'definition')) {
+    // A migration may have made it again in the meantime.
+    const { rows: [exists] } = await trx.raw('select to_regclass(?) is not null as present', [name])
+    if (exists.present !== true) await trx.raw(definition)
+  }
+  await trx('indexer_deferred_indexes').delete()
+  await trx('indexer_bulk_load').delete()
+  return true
+}
