@@ -134,15 +134,19 @@ export function createIndexer (o: IndexerOptions): Indexer {
     // A load left unfinished by a crash goes on whatever the backlog now.
     let bulk = await readBulkLoad(o.db) !== undefined
     if (!bulk && shouldBulkLoad(last, head, o.bulkLoadMinBlocks ?? BULK_LOAD_MIN_BLOCKS)) bulk = await startBulkLoad(o.db, last, o.log)
-    const inFlight: Array<Promise<BlockRows[]>> = []
-    while (!signal.aborted) {
+    const inFlight: Array<{ rows: Promise<BlockRows[]>, ready: boolean }> = []
+    const fill = (): void => {
       while (inFlight.length < batchesInFlight && nextToFetch <= head) {
         const to = Math.min(nextToFetch + batchBlocks - 1, head)
-        const fetching = fetchBatch(nextToFetch, to, signal)
-        fetching.catch(() => {}) // awaited in order below; this only keeps an early failure from going unhandled
+        const fetching = { rows: fetchBatch(nextToFetch, to, signal), ready: false }
+        // Awaited in order below; the rejection handler only keeps an early failure from going unhandled.
+        fetching.rows.then(() => { fetching.ready = true }, () => {})
         inFlight.push(fetching)
         nextToFetch = to + 1
       }
+    }
+    while (!signal.aborted) {
+      fill()
       if (inFlight.length === 0) {
         if (bulk) bulk = await finishBulk()
         await newHeads.wait(o.headPollMs ?? HEAD_POLL_MS, signal)
@@ -153,7 +157,11 @@ export function createIndexer (o: IndexerOptions): Indexer {
         head = state.nodeHead = latest.number
         continue
       }
-      const batch = await inFlight.shift()!
+      const batch = await inFlight.shift()!.rows
+      // The store is the slower stage: batches fetched meanwhile go into the
+      // same transaction, spreading its fixed cost over more blocks.
+      for (let merged = 1; merged < batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
+      fill()
       if (!isLinked(batch, parentHash)) throw new ReorgDetected()
       await storeBlocks(o.db, batch)
       const top = batch[batch.length - 1]!.block
