@@ -15,7 +15,7 @@ import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
-import { BULK_LOAD_MIN_BLOCKS, finishBulkLoad, readBulkLoad, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
+import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
 import { isRetryable } from './failures.ts'
 import { createProgress } from './progress.ts'
 import type { BlockRows, Hex } from './types.ts'
@@ -132,7 +132,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
     let parentHash = lastHash
     let head = state.nodeHead = await fetchHeadNumber(o.rpc, signal)
     // A load left unfinished by a crash goes on whatever the backlog now.
-    let bulk = await readBulkLoad(o.db) !== undefined
+    let bulk = await isBulkLoadOpen(o.db)
     if (!bulk && shouldBulkLoad(last, head, o.bulkLoadMinBlocks ?? BULK_LOAD_MIN_BLOCKS)) bulk = await startBulkLoad(o.db, last, o.log)
     const inFlight: Array<{ rows: Promise<BlockRows[]>, ready: boolean }> = []
     const fill = (): void => {
@@ -180,7 +180,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
   /** Builds what a bulk load deferred; false, for `bulk`, once done. */
   async function finishBulk (): Promise<false> {
     const startedAt = performance.now()
-    if (await o.db.transaction(finishBulkLoad)) o.log.info({ ms: Math.round(performance.now() - startedAt) }, 'bulk load finished: indexes and running sums built')
+    if (await finishBulkLoadConcurrently(o.db)) o.log.info({ ms: Math.round(performance.now() - startedAt) }, 'bulk load finished: indexes and running sums built')
     return false
   }
 

@@ -14,6 +14,7 @@ export async function up (knex: Knex): Promise<void> {
     );
     create table indexer_deferred_indexes (
       name text primary key,
+      table_name text not null,
       definition text not null
     );
   `)

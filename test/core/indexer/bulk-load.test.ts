@@ -15,7 +15,7 @@ import { decodeBlockBundle } from '../../../core/indexer/decode.ts'
 import { fetchBlockStates, touchedAddresses } from '../../../core/indexer/state.ts'
 import { fetchTokens } from '../../../core/indexer/tokens.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../../core/indexer/store.ts'
-import { readBulkLoad, shouldBulkLoad, startBulkLoad } from '../../../core/indexer/bulk-load.ts'
+import { applyDeferredSums, readBulkLoad, shouldBulkLoad, startBulkLoad } from '../../../core/indexer/bulk-load.ts'
 import { decodeBalances, scanBalancesCall } from '../../../core/indexer/balance-scanner.ts'
 import type { Hex } from '../../../core/indexer/types.ts'
 import { createGethNode } from '../../../geth/node.ts'
@@ -120,9 +120,9 @@ t.test('a bulk-loaded index equals an incrementally built one, indexes included'
   }
 })
 
-t.test('deleting blocks in the middle of a bulk load first finishes it: the sums stay right', async (t) => {
-  const partial = await open()
-  t.ok(await startBulkLoad(partial.knex, -1, log), 'a load starts')
+/** A bulk load of blocks 0..`to` stored the way the indexer stores it, left open. */
+async function bulkLoadTo (t: Test, database: Database, to: number): Promise<void> {
+  t.ok(await startBulkLoad(database.knex, -1, log), 'a load starts')
   const cache = new Map()
   const fetched = async (from: number, to: number) => {
     const batch = (await fetchBlockBundles(node.rpc, from, to)).map(decodeBlockBundle)
@@ -132,11 +132,16 @@ t.test('deleting blocks in the middle of a bulk load first finishes it: the sums
   }
   // Two fetched batches in one transaction, as the indexer stores them when its store lags:
   // a token seen in both is written once.
-  for (let from = 0; from <= head; from += 4) {
-    const to = Math.min(from + 3, head)
-    const middle = Math.min(from + 1, to)
-    await storeBlocks(partial.knex, [...await fetched(from, middle), ...(middle < to ? await fetched(middle + 1, to) : [])])
+  for (let from = 0; from <= to; from += 4) {
+    const last = Math.min(from + 3, to)
+    const middle = Math.min(from + 1, last)
+    await storeBlocks(database.knex, [...await fetched(from, middle), ...(middle < last ? await fetched(middle + 1, last) : [])])
   }
+}
+
+t.test('deleting blocks in the middle of a bulk load first finishes it: the sums stay right', async (t) => {
+  const partial = await open()
+  await bulkLoadTo(t, partial, head)
   t.same(await partial.knex('token_balances').select(), [], 'while loading, the sums wait')
   t.ok((await partial.knex('indexer_deferred_indexes').count({ n: '*' }).first())!.n !== '0', 'and indexes are deferred')
   // Every token transfer's share is taken back out of the sums.
@@ -145,4 +150,17 @@ t.test('deleting blocks in the middle of a bulk load first finishes it: the sums
   await indexToHead(t, partial, 0)
   t.same(await contents(partial.knex), await contents(incremental.knex), 'indexed again to the head, it equals the incremental index')
   t.same(await indexes(partial.knex), await indexes(incremental.knex))
+})
+
+t.test('indexes still deferred after the sums were done (a crash between the two) are built by the next start', async (t) => {
+  const interrupted = await open()
+  await bulkLoadTo(t, interrupted, head - 5)
+  t.ok(await interrupted.knex.transaction(applyDeferredSums), 'the sums commit on their own')
+  t.equal(await readBulkLoad(interrupted.knex), undefined)
+  t.ok((await interrupted.knex('indexer_deferred_indexes').count({ n: '*' }).first())!.n !== '0', 'indexes are still deferred')
+  const lines = await indexToHead(t, interrupted, 0)
+  t.ok(lines.includes('bulk load finished: indexes and running sums built'), 'the next start finished them')
+  t.same(await interrupted.knex('indexer_deferred_indexes').select(), [])
+  t.same(await indexes(interrupted.knex), await indexes(incremental.knex), 'every index is back')
+  t.same(await contents(interrupted.knex), await contents(incremental.knex), 'and every row as an incremental index has it')
 })
