@@ -1,12 +1,13 @@
 // Bulk load: a backfill far behind the head (a first start, a long outage)
 // stores only the chain's own rows, as ponder does for its historical sync.
-// The secondary indexes of the big tables are dropped and the running sums
-// (addresses, token balances, holder counts) left behind; near the head both
-// are built once, set-wise, which costs far less than keeping them up batch by
-// batch. Every step is one transaction and the state lives in the database
-// (indexer_bulk_load: sums pending; indexer_deferred_indexes: indexes
-// pending), so a crash at any moment resumes the load, and anything that
-// deletes blocks finishes it first.
+// The secondary indexes and foreign keys of the big tables are dropped and
+// the running sums (addresses, token balances, holder counts) left behind;
+// near the head all are made once, set-wise, which costs far less than keeping
+// them up batch by batch. Every step is one transaction and the state lives in
+// the database (indexer_bulk_load: sums pending; indexer_deferred_indexes:
+// indexes and foreign keys pending), so a crash at any moment resumes the
+// load, and anything that deletes blocks (whose cascades need the foreign
+// keys) finishes it first.
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { applyAggregates } from './aggregates.ts'
@@ -30,6 +31,8 @@ const FINISH_LANES = 2
 
 export type BulkLoad = { aggregatedThrough: number }
 
+type Deferred = { kind: 'index' | 'foreign key', table_name: string, name: string, definition: string }
+
 export async function readBulkLoad (db: Knex | Knex.Transaction): Promise<BulkLoad | undefined> {
   const row = await db('indexer_bulk_load').first('aggregated_through')
   return row === undefined ? undefined : { aggregatedThrough: Number(row.aggregated_through) }
@@ -50,8 +53,8 @@ export function shouldBulkLoad (stored: number, head: number, minBlocks: number)
 }
 
 /**
- * Records a bulk load above block `stored` and drops the deferred indexes,
- * keeping their definitions, in one transaction. False when a table could not
+ * Records a bulk load above block `stored` and drops the deferred indexes and
+ * foreign keys, keeping their definitions, in one transaction. False when a table could not
  * be locked in time (long reads): the backfill then goes on incrementally.
  */
 export async function startBulkLoad (db: Knex, stored: number, log: Logger): Promise<boolean> {
@@ -60,20 +63,31 @@ export async function startBulkLoad (db: Knex, stored: number, log: Logger): Pro
       await trx.raw(`set local lock_timeout = '${LOCK_TIMEOUT}'`)
       const inserted = await trx('indexer_bulk_load').insert({ aggregated_through: stored }).onConflict('id').ignore().returning('id')
       if (inserted.length === 0) return []
-      const { rows } = await trx.raw<{ rows: Array<{ name: string, table_name: string, definition: string }> }>(`
-        select ci.relname as name, ct.relname as table_name, pg_get_indexdef(ix.indexrelid) as definition
+      const tables = `{${DEFERRED_TABLES.join(',')}}`
+      const { rows: indexes } = await trx.raw<{ rows: Deferred[] }>(`
+        select 'index' as kind, ct.relname as table_name, ci.relname as name, pg_get_indexdef(ix.indexrelid) as definition
         from pg_index ix
           join pg_class ci on ci.oid = ix.indexrelid
           join pg_class ct on ct.oid = ix.indrelid
           left join pg_attribute a on a.attrelid = ct.oid and a.attnum = ix.indkey[0]
         where ct.relnamespace = current_schema()::regnamespace and ct.relname = any(?::text[])
           and not ix.indisunique and coalesce(a.attname, '') <> 'block_number'
-        order by 1`, [`{${DEFERRED_TABLES.join(',')}}`])
-      if (rows.length > 0) await trx('indexer_deferred_indexes').insert(rows)
-      for (const { name } of rows) await trx.raw('drop index ??', [name])
-      return rows.map((r) => r.name)
+        order by 2, 3`, [tables])
+      // Checked row by row, a foreign key costs an index probe of blocks per
+      // row; made again at the end it is one set-wise check per table.
+      const { rows: foreignKeys } = await trx.raw<{ rows: Deferred[] }>(`
+        select 'foreign key' as kind, t.relname as table_name, c.conname as name,
+          format('alter table %I add constraint %I %s', t.relname, c.conname, pg_get_constraintdef(c.oid)) as definition
+        from pg_constraint c join pg_class t on t.oid = c.conrelid
+        where c.contype = 'f' and t.relnamespace = current_schema()::regnamespace and t.relname = any(?::text[])
+        order by 2, 3`, [tables])
+      const deferred = [...indexes, ...foreignKeys]
+      if (deferred.length > 0) await trx('indexer_deferred_indexes').insert(deferred)
+      for (const { name } of indexes) await trx.raw('drop index ??', [name])
+      for (const { table_name: table, name } of foreignKeys) await trx.raw('alter table ?? drop constraint ??', [table, name])
+      return deferred.map((d) => d.name)
     })
-    log.info({ above_block: stored, deferred_indexes: dropped }, 'bulk load: indexes and running sums are built once near the head')
+    log.info({ above_block: stored, deferred: dropped }, 'bulk load: indexes and running sums are built once near the head')
     return true
   } catch (err) {
     if ((err as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw err
@@ -126,17 +140,21 @@ export async function applyDeferredSums (trx: Knex.Transaction): Promise<boolean
   return true
 }
 
-/** The deferred indexes (of one table, or all) built again; false when there were none. */
+/** The deferred indexes, then foreign keys (of one table, or all) made again; false when there were none. */
 async function buildDeferredIndexes (trx: Knex.Transaction, table?: string): Promise<boolean> {
-  const query = trx('indexer_deferred_indexes').forUpdate().select('name', 'definition')
+  // Indexes first: a foreign key locks blocks against the other lanes' foreign keys until commit.
+  const query = trx('indexer_deferred_indexes').forUpdate().select<Deferred[]>('kind', 'table_name', 'name', 'definition').orderBy('kind', 'desc')
   const deferred = await (table === undefined ? query : query.where('table_name', table))
   if (deferred.length === 0) return false
   await trx.raw(`set local maintenance_work_mem = '${FINISH_MAINTENANCE_WORK_MEM}'`)
-  for (const { name, definition } of deferred) {
+  for (const d of deferred) {
     // A migration may have made it again in the meantime.
-    const { rows: [exists] } = await trx.raw('select to_regclass(?) is not null as present', [name])
-    if (exists.present !== true) await trx.raw(definition)
+    const exists = d.kind === 'index'
+      ? 'select to_regclass(?) is not null as present'
+      : 'select exists (select 1 from pg_constraint where conname = ? and conrelid = to_regclass(?)) as present'
+    const { rows: [found] } = await trx.raw(exists, d.kind === 'index' ? [d.name] : [d.name, d.table_name])
+    if (found.present !== true) await trx.raw(d.definition)
+    await trx('indexer_deferred_indexes').where({ kind: d.kind, table_name: d.table_name, name: d.name }).delete()
   }
-  await trx('indexer_deferred_indexes').whereIn('name', deferred.map((d) => d.name)).delete()
   return true
 }

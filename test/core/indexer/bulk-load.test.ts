@@ -75,9 +75,14 @@ async function contents (db: Knex): Promise<Record<string, string[]>> {
   return out
 }
 
+/** Every index and constraint (foreign keys with their cascades) as PostgreSQL defines it. */
 async function indexes (db: Knex): Promise<string[]> {
-  const { rows } = await db.raw('select indexdef from pg_indexes where schemaname = current_schema() order by indexname')
-  return rows.map((r: { indexdef: string }) => r.indexdef)
+  const { rows } = await db.raw(`
+    select indexdef as definition from pg_indexes where schemaname = current_schema()
+    union all
+    select conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = current_schema()::regnamespace
+    order by 1`)
+  return rows.map((r: { definition: string }) => r.definition)
 }
 
 const incremental = await open()
@@ -111,7 +116,7 @@ t.test('a bulk-loaded index equals an incrementally built one, indexes included'
   t.ok(bulkLog.includes('bulk load finished: indexes and running sums built'), 'and finished near the head')
   t.equal(await readBulkLoad(bulk.knex), undefined, 'no load left open')
   t.same(await bulk.knex('indexer_deferred_indexes').select(), [], 'no index left deferred')
-  t.same(await indexes(bulk.knex), await indexes(incremental.knex), 'every index is back, as defined')
+  t.same(await indexes(bulk.knex), await indexes(incremental.knex), 'every index and foreign key is back, as defined')
   const expected = await contents(incremental.knex)
   t.ok(expected.token_balances!.length > 0 && expected.addresses!.length > 0, 'there are running sums to compare')
   t.same(await contents(bulk.knex), expected, 'every row of every table is the same')
@@ -143,7 +148,8 @@ t.test('deleting blocks in the middle of a bulk load first finishes it: the sums
   const partial = await open()
   await bulkLoadTo(t, partial, head)
   t.same(await partial.knex('token_balances').select(), [], 'while loading, the sums wait')
-  t.ok((await partial.knex('indexer_deferred_indexes').count({ n: '*' }).first())!.n !== '0', 'and indexes are deferred')
+  t.ok(await partial.knex('indexer_deferred_indexes').where('kind', 'index').first(), 'indexes are deferred')
+  t.ok(await partial.knex('indexer_deferred_indexes').where('kind', 'foreign key').first(), 'and foreign keys')
   // Every token transfer's share is taken back out of the sums.
   await deleteBlocksAbove(partial.knex, deployedAt)
   t.equal(await readBulkLoad(partial.knex), undefined, 'the delete finished the load first')

@@ -100,6 +100,8 @@ t.test('started again, it resumes and indexes the whole chain exactly once', asy
   t.same(await db('indexer_deferred_indexes').select(), [], 'every deferred index built again')
   const { rows: indexes } = await db.raw("select indexname from pg_indexes where indexname in ('transactions_from', 'logs_address', 'internal_transactions_transaction', 'token_transfers_to')")
   t.equal(indexes.length, 4, 'the deferred indexes are there')
+  const { rows: foreignKeys } = await db.raw("select conname from pg_constraint where contype = 'f' and conrelid in ('transactions'::regclass, 'logs'::regclass, 'coin_balances'::regclass)")
+  t.equal(foreignKeys.length, 3, 'and the foreign keys to blocks')
   const rpc = createRpcClient({ url: (await readEndpoints(chain.dataDir))!.geth_rpc_url, timeoutMs: 10_000 })
   t.teardown(async () => await rpc.close())
   const addresses = await db('addresses').select('hash', 'coin_balance', 'transaction_count')
