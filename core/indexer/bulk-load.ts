@@ -119,12 +119,15 @@ export async function finishBulkLoadConcurrently (db: Knex): Promise<boolean> {
     async () => await db.transaction(applyDeferredSums),
     ...tables.map((table) => async () => await db.transaction(async (trx) => await buildDeferredIndexes(trx, table)))
   ]
-  const done = await Promise.all(Array.from({ length: FINISH_LANES }, async () => {
+  // Settled, not all(): a lane that fails must not leave the other one's outcome unhandled.
+  const lanes = await Promise.allSettled(Array.from({ length: FINISH_LANES }, async () => {
     let any = false
     for (let task = tasks.shift(); task !== undefined; task = tasks.shift()) any = (await task() === true) || any
     return any
   }))
-  return done.some(Boolean)
+  const failed = lanes.find((lane) => lane.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
+  return lanes.some((lane) => lane.status === 'fulfilled' && lane.value)
 }
 
 /** The sums of the blocks loaded since the load began; false when no load was open. */
