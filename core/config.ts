@@ -40,7 +40,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' },
   GRAPHQL_ENABLED: { type: 'boolean', default: true, description: 'Serve the GraphQL API, its subscriptions and GraphiQL; false answers 404 there and loads nothing of GraphQL.' },
   GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
-  GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' }
+  GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' },
+  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
 export type Config = Readonly<{
@@ -73,6 +74,9 @@ export type Config = Readonly<{
     enabled: boolean
     maxDepth: number
     maxComplexity: number
+  }>
+  indexer: Readonly<{
+    bulkLoadMinBlocks: number
   }>
 }>
 
@@ -144,6 +148,9 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.GRAPHQL_ENABLED,
       maxDepth: v.GRAPHQL_MAX_DEPTH,
       maxComplexity: v.GRAPHQL_MAX_COMPLEXITY
+    },
+    indexer: {
+      bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
     }
   })
 }

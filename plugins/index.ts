@@ -49,7 +49,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir })
   await app.register(geth, { config })
-  await app.register(indexer)
+  await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(rest)
   // Imported only when on: an instance with GraphQL off loads none of it.

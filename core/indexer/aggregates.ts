@@ -84,13 +84,23 @@ export async function applyAggregates (trx: Knex.Transaction, from: number, to: 
     from (select "from" as a, max(nonce) + 1 as next_nonce from transactions where ${range} group by 1) s where addresses.hash = s.a`, bindings)
   await shiftCounters(trx, range, 1, bindings)
   await shiftTokenBalances(trx, range, 1, bindings)
+  await recordContracts(trx, contracts)
+}
+
+/**
+ * Contract code and creation into the contracts' address rows. During a bulk
+ * load the rows may not exist yet: made here, the rest of them follows when
+ * the load finishes (first_block stays null until then; least() skips nulls).
+ */
+export async function recordContracts (trx: Knex.Transaction, contracts: ContractCodeRow[]): Promise<void> {
   for (const c of contracts) {
-    await trx('addresses').where('hash', hexToBytes(c.address)).update({
+    const creation = {
       contract_code: hexToBytes(c.code),
       creation_transaction: hexToBytes(c.creation_transaction),
       creator: hexToBytes(c.creator),
       creation_block: c.block_number
-    })
+    }
+    await trx('addresses').insert({ hash: hexToBytes(c.address), ...creation }).onConflict('hash').merge(creation)
   }
 }
 

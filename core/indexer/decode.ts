@@ -5,7 +5,9 @@ import type {
 import { recoverCliqueSigner } from './clique-signer.ts'
 import { decodeTokenTransfers } from './token-transfers.ts'
 
-const dec = (hex: Hex | undefined): string => BigInt(hex ?? '0x0').toString()
+/** Up to 13 hex digits a double holds exactly, and Number() parses them far faster than BigInt(). */
+const SAFE_HEX_LENGTH = 15
+const dec = (hex: Hex | undefined): string => hex === undefined ? '0' : hex.length <= SAFE_HEX_LENGTH ? String(Number(hex)) : BigInt(hex).toString()
 const num = (hex: Hex): number => Number(hex)
 const lower = <T extends Hex | null | undefined>(hex: T): T => (hex?.toLowerCase() ?? hex) as T
 

@@ -15,6 +15,7 @@ import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
+import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
 import { isRetryable } from './failures.ts'
 import { createProgress } from './progress.ts'
 import type { BlockRows, Hex } from './types.ts'
@@ -50,6 +51,8 @@ export type IndexerOptions = {
   batchBlocks?: number
   batchesInFlight?: number
   headPollMs?: number
+  /** A backfill this many blocks behind or more bulk-loads (bulk-load.ts); 0 never. */
+  bulkLoadMinBlocks?: number
 }
 
 class ReorgDetected extends Error {}
@@ -128,16 +131,24 @@ export function createIndexer (o: IndexerOptions): Indexer {
     let nextToFetch = last + 1
     let parentHash = lastHash
     let head = state.nodeHead = await fetchHeadNumber(o.rpc, signal)
-    const inFlight: Array<Promise<BlockRows[]>> = []
-    while (!signal.aborted) {
+    // A load left unfinished by a crash goes on whatever the backlog now.
+    let bulk = await isBulkLoadOpen(o.db)
+    if (!bulk && shouldBulkLoad(last, head, o.bulkLoadMinBlocks ?? BULK_LOAD_MIN_BLOCKS)) bulk = await startBulkLoad(o.db, last, o.log)
+    const inFlight: Array<{ rows: Promise<BlockRows[]>, ready: boolean }> = []
+    const fill = (): void => {
       while (inFlight.length < batchesInFlight && nextToFetch <= head) {
         const to = Math.min(nextToFetch + batchBlocks - 1, head)
-        const fetching = fetchBatch(nextToFetch, to, signal)
-        fetching.catch(() => {}) // awaited in order below; this only keeps an early failure from going unhandled
+        const fetching = { rows: fetchBatch(nextToFetch, to, signal), ready: false }
+        // Awaited in order below; the rejection handler only keeps an early failure from going unhandled.
+        fetching.rows.then(() => { fetching.ready = true }, () => {})
         inFlight.push(fetching)
         nextToFetch = to + 1
       }
+    }
+    while (!signal.aborted) {
+      fill()
       if (inFlight.length === 0) {
+        if (bulk) bulk = await finishBulk()
         await newHeads.wait(o.headPollMs ?? HEAD_POLL_MS, signal)
         const latest = await fetchHead(o.rpc, signal)
         // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
@@ -146,18 +157,31 @@ export function createIndexer (o: IndexerOptions): Indexer {
         head = state.nodeHead = latest.number
         continue
       }
-      const batch = await inFlight.shift()!
+      const batch = await inFlight.shift()!.rows
+      // The store is the slower stage: batches fetched meanwhile go into the
+      // same transaction, spreading its fixed cost over more blocks.
+      for (let merged = 1; merged < batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
+      fill()
       if (!isLinked(batch, parentHash)) throw new ReorgDetected()
       await storeBlocks(o.db, batch)
       const top = batch[batch.length - 1]!.block
       parentHash = top.hash
       state.indexedHead = top.number
+      // Near the head: what is left is stored incrementally, with every index in place.
+      if (bulk && head - top.number <= batchBlocks) bulk = await finishBulk()
       onStored(batch)
       events.emit('blocks', batch)
       if (nextToFetch > head) head = state.nodeHead = Math.max(head, await fetchHeadNumber(o.rpc, signal))
       // Let HTTP requests in between batches while backfilling.
       await new Promise((resolve) => setImmediate(resolve))
     }
+  }
+
+  /** Builds what a bulk load deferred; false, for `bulk`, once done. */
+  async function finishBulk (): Promise<false> {
+    const startedAt = performance.now()
+    if (await finishBulkLoadConcurrently(o.db)) o.log.info({ ms: Math.round(performance.now() - startedAt) }, 'bulk load finished: indexes and running sums built')
+    return false
   }
 
   /** Fetch, decode, then read the state and token contracts the blocks touched. */

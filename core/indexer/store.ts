@@ -3,7 +3,8 @@
 // batch written again after a crash or a reindex leaves exactly one copy.
 import type { Knex } from 'knex'
 import type { BlockRow, BlockRows, CoinBalanceRow, Hex, InternalTransactionRow, LogRow, TokenRow, TokenTransferRow, TransactionRow } from './types.ts'
-import { applyAggregates, removeBlocksFrom } from './aggregates.ts'
+import { applyAggregates, recordContracts, removeBlocksFrom } from './aggregates.ts'
+import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 
 type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'timestamptz' | 'integer[]'
 type Columns<Row> = Array<[keyof Row & string, ColumnType]>
@@ -42,18 +43,27 @@ const TOKEN_COLUMNS: Columns<TokenRow> = [
   ['first_block', 'bigint'], ['updated_block', 'bigint']
 ]
 
-/** How a column travels: one array parameter per column, unnested server-side (no parameter-count limit). */
-const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => string, encode: (v: unknown) => unknown }> = {
-  bytea: { array: 'text[]', select: (c) => `decode(substr(t.${c}, 3), 'hex')`, encode: (v) => v },
-  bigint: { array: 'bigint[]', select: (c) => `t.${c}`, encode: (v) => v },
-  integer: { array: 'integer[]', select: (c) => `t.${c}`, encode: (v) => v },
-  smallint: { array: 'smallint[]', select: (c) => `t.${c}`, encode: (v) => v },
-  numeric: { array: 'numeric[]', select: (c) => `t.${c}`, encode: (v) => v },
-  text: { array: 'text[]', select: (c) => `t.${c}`, encode: (v) => v },
-  timestamptz: { array: 'bigint[]', select: (c) => `to_timestamp(t.${c})`, encode: (v) => v },
+/**
+ * How a column travels: one array literal per column, built here and unnested
+ * server-side (no parameter-count limit). Hex and digits need no quoting, so
+ * the literal is joined directly instead of escaped element by element, and
+ * bytea elements arrive in PostgreSQL's own hex form (\\x...: the literal's
+ * backslash escaped), with nothing to decode in SQL.
+ */
+const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => string, element: (v: unknown) => string }> = {
+  bytea: { array: 'bytea[]', select: (c) => `t.${c}`, element: (v) => `\\\\x${(v as string).slice(2)}` },
+  bigint: { array: 'bigint[]', select: (c) => `t.${c}`, element: String },
+  integer: { array: 'integer[]', select: (c) => `t.${c}`, element: String },
+  smallint: { array: 'smallint[]', select: (c) => `t.${c}`, element: String },
+  numeric: { array: 'numeric[]', select: (c) => `t.${c}`, element: String },
+  text: { array: 'text[]', select: (c) => `t.${c}`, element: (v) => quote(v as string) },
+  timestamptz: { array: 'bigint[]', select: (c) => `to_timestamp(t.${c})`, element: String },
   // Ragged arrays cannot be unnested as a 2-D array: each travels as an array literal.
-  'integer[]': { array: 'text[]', select: (c) => `t.${c}::integer[]`, encode: (v) => `{${(v as number[]).join(',')}}` }
+  'integer[]': { array: 'text[]', select: (c) => `t.${c}::integer[]`, element: (v) => `"{${(v as number[]).join(',')}}"` }
 }
+
+/** An array literal element that may hold anything: quoted, with backslashes and quotes escaped. */
+const quote = (text: string): string => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`
 
 async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: Columns<Row>, rows: Row[], onConflict = ''): Promise<void> {
   if (rows.length === 0) return
@@ -61,10 +71,15 @@ async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: C
   const unnest = columns.map(([, type], i) => `$${i + 1}::${TRANSPORT[type].array}`).join(', ')
   const aliases = columns.map(([name]) => `"${name}"`).join(', ')
   const selects = columns.map(([name, type]) => TRANSPORT[type].select(`"${name}"`)).join(', ')
-  const values = columns.map(([name, type]) => rows.map((row) => {
-    const v = row[name as keyof Row]
-    return v === null ? null : TRANSPORT[type].encode(v)
-  }))
+  const values = columns.map(([name, type]) => {
+    const { element } = TRANSPORT[type]
+    let literal = '{'
+    for (let i = 0; i < rows.length; i++) {
+      const v = rows[i]![name as keyof Row]
+      literal += (i === 0 ? '' : ',') + (v === null ? 'NULL' : element(v))
+    }
+    return literal + '}'
+  })
   const client = await trx.client.acquireConnection() as { query: (sql: string, values: unknown[]) => Promise<unknown> }
   try {
     await client.query(`insert into ${table} (${names}) select ${selects} from unnest(${unnest}) as t(${aliases}) ${onConflict}`, values)
@@ -82,24 +97,51 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
     // lost commit only means a batch fetched again. Saves a WAL flush per batch.
     await trx.raw('set local synchronous_commit = off')
     // Normally nothing is there; after a crash or a reindex the heights are written again.
-    await removeBlocksFrom(trx, from)
+    await removeFrom(trx, from)
     await insertRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
     await insertRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
     await insertRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
     await insertRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
     await insertRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
     await insertRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, batch.flatMap((b) => b.state.coinBalances))
-    await insertRows(trx, 'tokens', TOKEN_COLUMNS, batch.flatMap((b) => b.tokens), `
+    await insertRows(trx, 'tokens', TOKEN_COLUMNS, latestTokens(batch), `
       on conflict (address) do update set total_supply = excluded.total_supply, updated_block = excluded.updated_block,
         name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
         decimals = coalesce(excluded.decimals, tokens.decimals)`)
-    await applyAggregates(trx, from, to, batch.flatMap((b) => b.state.contracts))
+    const contracts = batch.flatMap((b) => b.state.contracts)
+    // During a bulk load the running sums wait for its end (bulk-load.ts).
+    if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
+    else await recordContracts(trx, contracts)
   })
+}
+
+/**
+ * Each token once, as last seen: batches stored together may each carry it
+ * (first_block from the first). One insert cannot update a row twice.
+ */
+function latestTokens (batch: BlockRows[]): TokenRow[] {
+  const tokens = new Map<Hex, TokenRow>()
+  for (const token of batch.flatMap((b) => b.tokens)) {
+    const seen = tokens.get(token.address)
+    tokens.set(token.address, seen === undefined ? token : { ...token, first_block: seen.first_block })
+  }
+  return [...tokens.values()]
+}
+
+/**
+ * Deletes blocks from `from` up. A bulk load under way is finished first:
+ * its blocks must be in the running sums before their share is taken out.
+ */
+async function removeFrom (trx: Knex.Transaction, from: number): Promise<number> {
+  const present = await trx('blocks').where('number', '>=', from).first('number')
+  if (present === undefined) return 0
+  await finishBulkLoad(trx)
+  return await removeBlocksFrom(trx, from)
 }
 
 /** Removes every block above `number`, everything that hangs off them and their share of the running sums. */
 export async function deleteBlocksAbove (db: Knex, number: number): Promise<number> {
-  return await db.transaction(async (trx) => await removeBlocksFrom(trx, number + 1))
+  return await db.transaction(async (trx) => await removeFrom(trx, number + 1))
 }
 
 /** The highest indexed block, or undefined on an empty database. */

@@ -31,18 +31,18 @@ function decodeLog (log: LogRow): TokenTransferRow[] {
     transaction_index: log.transaction_index,
     token_address: log.address
   }
-  const topics = [log.topic0, log.topic1, log.topic2, log.topic3].filter((t) => t !== null)
-  if (log.topic0 === TRANSFER_TOPIC && topics.length === 3 && log.data.length === 66) {
+  const topics = log.topic3 !== null ? 4 : log.topic2 !== null ? 3 : log.topic1 !== null ? 2 : log.topic0 !== null ? 1 : 0
+  if (log.topic0 === TRANSFER_TOPIC && topics === 3 && log.data.length === 66) {
     return [{ ...base, token_type: 'ERC-20', from: topicAddress(log.topic1), to: topicAddress(log.topic2), amount: BigInt(log.data).toString(), token_id: null }]
   }
-  if (log.topic0 === TRANSFER_TOPIC && topics.length === 4 && log.data === '0x') {
+  if (log.topic0 === TRANSFER_TOPIC && topics === 4 && log.data === '0x') {
     return [{ ...base, token_type: 'ERC-721', from: topicAddress(log.topic1), to: topicAddress(log.topic2), amount: '1', token_id: BigInt(log.topic3!).toString() }]
   }
-  if (log.topic0 === TRANSFER_SINGLE_TOPIC && topics.length === 4) {
+  if (log.topic0 === TRANSFER_SINGLE_TOPIC && topics === 4) {
     const [id, value] = abi.decode(['uint256', 'uint256'], log.data)
     return [{ ...base, token_type: 'ERC-1155', from: topicAddress(log.topic2), to: topicAddress(log.topic3), amount: value.toString(), token_id: id.toString() }]
   }
-  if (log.topic0 === TRANSFER_BATCH_TOPIC && topics.length === 4) {
+  if (log.topic0 === TRANSFER_BATCH_TOPIC && topics === 4) {
     const [ids, values] = abi.decode(['uint256[]', 'uint256[]'], log.data) as unknown as [bigint[], bigint[]]
     if (ids.length !== values.length) return []
     return ids.map((id, i) => ({

@@ -122,7 +122,7 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
   if (head !== chain.info.head) throw new Error(`the copied chain's head is ${head}, its marker says ${chain.info.head}`)
 
   const floorRun = async (): Promise<FloorRun> => {
-    const stopCpuMeter = await startCpuMeter(node.supervisor?.pid)
+    const stopCpuMeter = await startCpuMeter(node.supervisor?.pid, databases.pid)
     const figures = await measureFloor({ rpc: node.rpc, head, batchBlocks, batchesInFlight })
     return { ...figures, cpu: await stopCpuMeter() }
   }
@@ -137,6 +137,7 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
     rpc: node.rpc,
     wsUrl: node.wsUrl,
     gethPid: node.supervisor?.pid,
+    postgresPid: databases.pid,
     databaseUrl: backfillDb.url,
     head,
     timeoutMs: s.backfillTimeoutS * MS_PER_S,
@@ -147,7 +148,7 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
   })
   await backfillDb.drop()
   console.error(`    ${seconds(backfill.ms)}; replaying its ${recordedBatches.length} RPC batches, ${batchesInFlight} at a time`)
-  const stopReplayCpu = await startCpuMeter(node.supervisor?.pid)
+  const stopReplayCpu = await startCpuMeter(node.supervisor?.pid, databases.pid)
   const replayMs = await replayBatches(node.rpc, recordedBatches, batchesInFlight)
   const replay = { ms: replayMs, batches: recordedBatches.length, lanes: batchesInFlight, cpu: await stopReplayCpu() }
   let stages

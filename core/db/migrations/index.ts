@@ -6,6 +6,7 @@ import * as chainData from './2026_11_21_1_chain_data.ts'
 import * as tokensAddresses from './2026_11_21_2_tokens_addresses.ts'
 import * as restListIndexes from './2026_11_21_3_rest_list_indexes.ts'
 import * as tokenHoldings from './2026_11_21_4_token_holdings.ts'
+import * as indexerBulkLoad from './2026_11_21_5_indexer_bulk_load.ts'
 import * as transactionFlagIndexes from './2026_11_21_6_transaction_flag_indexes.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
@@ -16,6 +17,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_21_2_tokens_addresses', tokensAddresses],
   ['2026_11_21_3_rest_list_indexes', restListIndexes],
   ['2026_11_21_4_token_holdings', tokenHoldings],
+  ['2026_11_21_5_indexer_bulk_load', indexerBulkLoad],
   ['2026_11_21_6_transaction_flag_indexes', transactionFlagIndexes]
 ]
 

@@ -35,6 +35,8 @@ export type BackfillOptions = {
   rpc: RpcClient
   wsUrl: string | undefined
   gethPid: number | undefined
+  /** The database server's postmaster, when its CPU time can be read. */
+  postgresPid?: number
   databaseUrl: string
   head: number
   timeoutMs: number
@@ -63,7 +65,7 @@ export async function runBackfill (o: BackfillOptions): Promise<BackfillResult &
     if (o.keepBatches === true) indexer.on('blocks', (batch: BlockRows[]) => storedBatches.push(batch))
     const stopProfile = o.profileFile === undefined ? undefined : await startProfile(o.profileFile)
     const stopSqlTrace = o.traceSql === true ? traceSql() : undefined
-    const stopCpuMeter = await startCpuMeter(o.gethPid)
+    const stopCpuMeter = await startCpuMeter(o.gethPid, o.postgresPid)
     const eluBefore = performance.eventLoopUtilization()
     const startedAt = performance.now()
     indexer.start()

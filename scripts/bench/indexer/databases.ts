@@ -1,6 +1,6 @@
 // Throwaway databases for the benchmark's runs: on DATABASE_URL's server when
 // it is set, otherwise on one embedded PostgreSQL started for the whole run.
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../../../core/logger.ts'
@@ -10,6 +10,8 @@ import { BENCH_LOG_LEVEL } from './chain-config.ts'
 
 export type DatabaseServer = {
   kind: 'external' | 'embedded'
+  /** The embedded server's postmaster, for its CPU time; undefined for an external server. */
+  pid: number | undefined
   /** A fresh, empty database; dropped by close() if not before. */
   create (prefix: string): Promise<ScratchDatabase>
   close (): Promise<void>
@@ -17,13 +19,15 @@ export type DatabaseServer = {
 
 export async function openDatabaseServer (): Promise<DatabaseServer> {
   const serverUrl = process.env.DATABASE_URL
-  if (serverUrl !== undefined && serverUrl !== '') return track('external', serverUrl, async () => {})
+  if (serverUrl !== undefined && serverUrl !== '') return track('external', undefined, serverUrl, async () => {})
   const dir = await mkdtemp(join(tmpdir(), 'tg-bench-pg-'))
   // Embedded PostgreSQL runs as another user when we are root and must reach its directory.
   await chmod(dir, 0o755)
   try {
     const server = await startEmbeddedPostgres({ databaseDir: join(dir, 'postgres'), log: createLogger({ level: BENCH_LOG_LEVEL }) })
-    return track('embedded', server.adminUrl, async () => {
+    // PostgreSQL's lock file starts with the postmaster's pid.
+    const pid = Number((await readFile(join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0])
+    return track('embedded', Number.isInteger(pid) && pid > 0 ? pid : undefined, server.adminUrl, async () => {
       await server.stop()
       await rm(dir, { recursive: true, force: true })
     })
@@ -33,10 +37,11 @@ export async function openDatabaseServer (): Promise<DatabaseServer> {
   }
 }
 
-function track (kind: DatabaseServer['kind'], serverUrl: string, stopServer: () => Promise<void>): DatabaseServer {
+function track (kind: DatabaseServer['kind'], pid: number | undefined, serverUrl: string, stopServer: () => Promise<void>): DatabaseServer {
   const open = new Set<ScratchDatabase>()
   return {
     kind,
+    pid,
     async create (prefix) {
       const database = await createScratchDatabase(serverUrl, prefix)
       const tracked: ScratchDatabase = {

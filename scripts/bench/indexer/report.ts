@@ -74,11 +74,18 @@ export function printReport (f: IndexerBenchFigures): void {
   if (f.api !== undefined) {
     runs.push(['backfill: buildApp under API load', { ms: f.api.backfillMs, blocks: f.backfill.blocks, transactions: f.backfill.transactions, cpu: f.api.backfill.cpu }, f.api.backfill.eventLoop.utilization])
   }
-  printTable(['run', 'time', 'blocks/s', 'transactions/s', 'vs floor', 'node cores', 'geth cores', 'other cores', 'node event loop busy'],
+  printTable(['run', 'time', 'blocks/s', 'transactions/s', 'vs floor', 'node cores', 'geth cores', 'postgres cores', 'other cores', 'node event loop busy'],
     runs.map(([name, r, elu]) => [name, seconds(r.ms), perS(r.blocks, r.ms).toFixed(0), perS(r.transactions, r.ms).toFixed(0),
       (r.ms / f.floor.ms).toFixed(2), cores(r.cpu.gatewayCores), r.cpu.gethCores === null ? 'n/a' : cores(r.cpu.gethCores),
-      cores(otherCores(r.cpu, s.cpus)), elu === undefined ? '' : percent(elu)]))
-  console.log('\n("node" is this process: the indexer or the app; "other" the rest of the machine: PostgreSQL, the API load generator, anything else running.)')
+      r.cpu.postgresCores == null ? 'n/a' : cores(r.cpu.postgresCores), cores(otherCores(r.cpu, s.cpus)), elu === undefined ? '' : percent(elu)]))
+  console.log('\n("node" is this process: the indexer or the app; "postgres" the embedded server; "other" the rest of the machine: the API load generator, anything else running.)')
+  const floorCpu = cpuSeconds(f.floor)
+  const backfillCpu = cpuSeconds(f.backfill)
+  if (floorCpu !== undefined && backfillCpu !== undefined) {
+    // On a shared machine others' load stretches wall times unevenly; the work each run did moves far less.
+    console.log(`CPU time of node, Geth and PostgreSQL: floor ${floorCpu.toFixed(1)} s, backfill ${backfillCpu.toFixed(1)} s, ` +
+      `ratio ${(backfillCpu / floorCpu).toFixed(2)} (with the cores to itself, the time ratio comes to this only if the stages keep them all busy)`)
+  }
   printBreakdown(f)
   const rows = f.backfill.rows
   const complete = rows.blocks === chain.head + 1 && rows.transactions === chain.transactions
@@ -167,6 +174,7 @@ export function printJson (f: IndexerBenchFigures): void {
     floorTransactionsPerS: perS(f.floor.transactions, f.floor.ms),
     node: process.version,
     ratio,
+    cpuRatio: (cpuSeconds(f.backfill) ?? NaN) / (cpuSeconds(f.floor) ?? NaN),
     backfillTransactionsPerS: perS(f.backfill.transactions, f.backfill.ms),
     targets: Object.fromEntries(targets(f).map((t) => [t.name, { value: Number(t.value.replace(/ ms$/, '')), pass: t.pass }]))
   }))
@@ -182,7 +190,14 @@ function printTable (header: string[], rows: string[][], nameColumns = 1): void 
 }
 
 function otherCores (cpu: CpuUsage, cpus: number): number {
-  return Math.max(0, cpu.machineBusy * cpus - cpu.gatewayCores - (cpu.gethCores ?? 0))
+  return Math.max(0, cpu.machineBusy * cpus - cpu.gatewayCores - (cpu.gethCores ?? 0) - (cpu.postgresCores ?? 0))
+}
+
+/** CPU seconds the three processes spent on a run; undefined when Geth or PostgreSQL could not be measured. */
+function cpuSeconds (run: { ms: number, cpu: CpuUsage }): number | undefined {
+  const { gatewayCores, gethCores, postgresCores } = run.cpu
+  if (gethCores === null || postgresCores === undefined || postgresCores === null) return undefined
+  return (gatewayCores + gethCores + postgresCores) * run.ms / 1000
 }
 
 const perS = (count: number, durationMs: number): number => count / (durationMs / 1000)

@@ -9,6 +9,7 @@ import pino from 'pino'
 import { loadConfig } from '../../../core/config.ts'
 import { isProcessAlive, readEndpoints } from '../../../core/endpoints.ts'
 import { createGethNode } from '../../../geth/node.ts'
+import { createRpcClient } from '../../../core/rpc/client.ts'
 import { createTestChainFiles } from '../../support/chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
@@ -21,7 +22,10 @@ const WALLETS = 10
 const chain = await createTestChainFiles(t)
 const { wallets, allocFile } = await writeFundedAlloc(t, WALLETS)
 const databaseUrl = await createTestDatabase(t)
-const env = { ...chain.env, GENESIS_ALLOC: allocFile, DATABASE_URL: databaseUrl, GETH_RPC_URL: '' }
+// Far enough behind to bulk-load (core/indexer/bulk-load.ts): the kill lands in the middle of one.
+const BULK_LOAD_MIN_BLOCKS = 100
+const BATCH_BLOCKS = 50
+const env = { ...chain.env, GENESIS_ALLOC: allocFile, DATABASE_URL: databaseUrl, GETH_RPC_URL: '', INDEXER_BULK_LOAD_MIN_BLOCKS: String(BULK_LOAD_MIN_BLOCKS) }
 
 // The chain is built first, with the gateway's own Geth code, then that Geth stops.
 const node = await createGethNode({ config: loadConfig({ ...process.env, ...env }), log: pino({ level: 'warn' }) })
@@ -48,6 +52,13 @@ t.test('a gateway killed with -9 mid-backfill leaves part of the index behind', 
   const stored = await countBlocks()
   t.ok(stored <= built.head, `killed with ${stored} of ${built.head + 1} blocks stored (not all: the backfill was interrupted)`)
   t.equal(await readEndpoints(chain.dataDir), undefined, 'its endpoints.json names a dead process')
+  // A load finishes within a batch of the head; below that it must still be open.
+  if (stored < built.head - BATCH_BLOCKS) {
+    t.ok(await db('indexer_bulk_load').first(), 'killed in the middle of a bulk load')
+    t.ok(Number((await db('indexer_deferred_indexes').count({ n: '*' }).first())!.n) > 0, 'with indexes deferred')
+  } else {
+    t.comment(`the backfill got to block ${stored} before the kill: too near the head for a bulk load to be open`)
+  }
 })
 
 t.test('started again, it resumes and indexes the whole chain exactly once', async (t) => {
@@ -84,6 +95,24 @@ t.test('started again, it resumes and indexes the whole chain exactly once', asy
   t.equal(Number(counts.distinct_transactions), built.transactions, 'none twice')
   t.equal(Number(counts.counted_transactions), built.transactions, 'as the blocks count them')
   t.equal(Number(counts.internal), built.transactions, 'one call frame per transaction (nothing here calls further)')
+
+  t.equal(await db('indexer_bulk_load').first(), undefined, 'the bulk load was finished')
+  t.same(await db('indexer_deferred_indexes').select(), [], 'every deferred index built again')
+  const { rows: indexes } = await db.raw("select indexname from pg_indexes where indexname in ('transactions_from', 'logs_address', 'internal_transactions_transaction', 'token_transfers_to')")
+  t.equal(indexes.length, 4, 'the deferred indexes are there')
+  const { rows: foreignKeys } = await db.raw("select conname from pg_constraint where contype = 'f' and conrelid in ('transactions'::regclass, 'logs'::regclass, 'coin_balances'::regclass)")
+  t.equal(foreignKeys.length, 3, 'and the foreign keys to blocks')
+  const rpc = createRpcClient({ url: (await readEndpoints(chain.dataDir))!.geth_rpc_url, timeoutMs: 10_000 })
+  t.teardown(async () => await rpc.close())
+  const addresses = await db('addresses').select('hash', 'coin_balance', 'transaction_count')
+  t.ok(addresses.length > WALLETS, 'the running sums were built')
+  for (const row of addresses) {
+    const address = '0x' + row.hash.toString('hex')
+    t.equal(row.coin_balance, BigInt(await rpc.call<string>('eth_getBalance', [address, 'latest'])).toString(), `${address}: the node's balance`)
+    const { rows: [own] } = await db.raw(`select (select count(*) from transactions where "from" = ?) + (select count(*) from transactions where "to" = ? and "from" <> ?)
+      + (select count(*) from transactions where created_contract = ?) as n`, [row.hash, row.hash, row.hash, row.hash])
+    t.equal(Number(row.transaction_count), Number(own.n), `${address}: its transactions counted once`)
+  }
 })
 
 t.test('a Geth orphaned by a gateway killed with -9 is stopped on the next start', async (t) => {
