@@ -26,23 +26,43 @@ export function checksumAddress (bytes: Buffer): string {
   return address
 }
 
-/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
-export function addressObject (bytes: Buffer, isContract: boolean) {
+// Address objects are built once per address and shown frozen: a page of 50
+// transactions holds 150 of them, and allocating each anew was a large share
+// of a page's garbage collection.
+const addressObjects = new Map<string, { plain?: AddressObject, contract?: AddressObject }>()
+const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[]
+
+type AddressObject = Readonly<ReturnType<typeof buildAddressObject>>
+
+function buildAddressObject (hash: string, isContract: boolean) {
   return {
-    hash: checksumAddress(bytes),
+    hash,
     is_contract: isContract,
     name: null,
     is_scam: false,
     reputation: 'ok',
     proxy_type: null,
-    implementations: [],
+    implementations: NO_ITEMS,
     is_verified: false,
     ens_domain_name: null,
     metadata: null,
-    private_tags: [],
-    watchlist_names: [],
-    public_tags: []
+    private_tags: NO_ITEMS,
+    watchlist_names: NO_ITEMS,
+    public_tags: NO_ITEMS
   }
+}
+
+/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
+export function addressObject (bytes: Buffer, isContract: boolean): AddressObject {
+  const key = bytes.toString('hex')
+  let entry = addressObjects.get(key)
+  if (entry === undefined) {
+    if (addressObjects.size >= CHECKSUM_CACHE_MAX) addressObjects.clear()
+    entry = {}
+    addressObjects.set(key, entry)
+  }
+  const side = isContract ? 'contract' : 'plain'
+  return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(bytes), isContract)))
 }
 
 /** EIP-1559 elasticity: the gas target is half the limit. */
