@@ -16,6 +16,7 @@ import { smartContractRoutes } from './smart-contracts.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
+import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
@@ -30,6 +31,11 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
       if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
       if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
+      // Reads that need the node (state changes) wait out a Geth restart: say so, not 500.
+      if (error instanceof RpcUnavailableError || error instanceof RpcResponseError) {
+        request.log.warn({ err: error, reqId: request.id }, 'REST request needed the node, which did not answer')
+        return await reply.code(503).send({ message: 'The node is unavailable' })
+      }
       request.log.error({ err: error, reqId: request.id }, 'REST request failed')
       return await reply.code(500).send({ message: 'Internal server error' })
     })

@@ -1,14 +1,31 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 
-/** Waits until the indexer's highest block is the node's current head (same height and hash). */
+/** How long the node must seal nothing for a chain to count as settled. */
+const STABLE_MS = 250
+
+/** The node's head as the index holds it, or undefined while the index is behind. */
+async function indexedHead (app: FastifyInstance): Promise<{ number: number, hash: string } | undefined> {
+  const head = await app.geth.rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
+  const stored = await app.db.knex('blocks').orderBy('number', 'desc').first('number', 'hash')
+  const same = stored !== undefined && Number(stored.number) === Number(head.number) && '0x' + (stored.hash as Buffer).toString('hex') === head.hash
+  return same ? { number: Number(head.number), hash: head.hash } : undefined
+}
+
+/**
+ * Waits until the indexer's highest block is the node's current head (same
+ * height and hash) and the node has sealed nothing more for a moment: a
+ * transaction still in the pool would otherwise be sealed after the wait and
+ * put the node a block ahead of what a test compares.
+ */
 export async function waitForIndexed (app: FastifyInstance, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const head = await app.geth.rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
-    const stored = await app.db.knex('blocks').orderBy('number', 'desc').first('number', 'hash')
-    if (stored !== undefined && Number(stored.number) === Number(head.number) && '0x' + (stored.hash as Buffer).toString('hex') === head.hash) {
-      return Number(head.number)
+    const first = await indexedHead(app)
+    if (first !== undefined) {
+      await sleep(STABLE_MS)
+      const second = await indexedHead(app)
+      if (second?.hash === first.hash) return first.number
     }
     await sleep(50)
   }

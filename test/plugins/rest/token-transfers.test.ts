@@ -216,3 +216,12 @@ t.test('bad input answers 422, a missing transaction or token 404', async (t) =>
   const tampered = (await get(`/api/v2/transactions/${receipts.multiBatch.hash}/token-transfers?block_number=${receipts.multiBatch.blockNumber}&index=0&batch_log_index=${huge}&index_in_batch=0`)).json()
   t.same(tampered, { items: [], next_page_params: null }, 'a batch cursor past the transaction\'s transfers reads an empty page')
 })
+
+// Last: it stops the node. What needs the node then answers 503 with a JSON body, never a 500.
+t.test('state changes while the node is down answer 503 with a message', async (t) => {
+  await app.geth.supervisor!.stop()
+  const response = await get(`/api/v2/transactions/${receipts.multiBatch.hash}/state-changes`)
+  t.equal(response.statusCode, 503)
+  t.same(response.json(), { message: 'The node is unavailable' })
+  t.equal((await get(`/api/v2/transactions/${receipts.multiBatch.hash}/token-transfers`)).statusCode, 200, 'what the index holds is still served')
+})
