@@ -1,7 +1,7 @@
 // rpc-proxy answers every client mistake with the right JSON-RPC error, and
 // a node that does not answer with -32603, never a hang.
 import t from 'tap'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { JsonRpcProvider, Wallet } from 'ethers'
@@ -168,6 +168,8 @@ t.test('Geth that hangs answers -32603 with HTTP 503 after RPC_TIMEOUT_MS', asyn
   const pid = app.geth.supervisor!.pid!
   process.kill(pid, 'SIGSTOP')
   try {
+    // The signal is delivered asynchronously: wait until the kernel shows Geth stopped ("T").
+    for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.[0] !== 'T'; i++) await sleep(10)
     const started = Date.now()
     const { status, json } = await postRpc(url, call('eth_blockNumber'))
     t.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`)
