@@ -4,7 +4,8 @@
 // every contract it created. The genesis block's accounts come from its dump.
 // A block's balances come from one eth_call (balance-scanner.ts), not one
 // eth_getBalance per address: Geth opens that block's state once, not per
-// address, which costs the node about half as much.
+// address, which costs the node about half as much. Only the addresses whose
+// balance the block may have changed are read; the rest carry theirs forward.
 import type { RpcClient } from '../rpc/client.ts'
 import { RetryableError } from '../errors.ts'
 import { decodeBalances, scanBalancesCall } from './balance-scanner.ts'
@@ -12,25 +13,34 @@ import type { BlockRows, ContractCodeRow, Hex } from './types.ts'
 
 type GenesisDump = { accounts: Record<string, { balance: string, code?: string, address?: string }> }
 
-/** Addresses whose coin balance the block may have changed, or that it shows for the first time. */
-export function touchedAddresses (rows: BlockRows): Hex[] {
-  const touched = new Set<Hex>([rows.block.miner])
+/**
+ * Addresses the block shows, split by whether it may have changed their coin
+ * balance. Coins move only as fees (sender, miner), as the value of a call,
+ * create or self-destruct (each one a frame of the trace) and at genesis
+ * (block 0's dump): `changed` holds everyone those could reach and is read at
+ * the block. `unchanged` (the parties of token transfers, the targets of calls
+ * without value) keep the balance of their last row: the store carries it
+ * forward, saving the node a state read per address.
+ */
+export function touchedAddresses (rows: BlockRows): { changed: Hex[], unchanged: Hex[] } {
+  const changed = new Set<Hex>([rows.block.miner])
+  const seen = new Set<Hex>()
   for (const tx of rows.transactions) {
-    touched.add(tx.from)
-    if (tx.to !== null) touched.add(tx.to)
-    if (tx.created_contract !== null) touched.add(tx.created_contract)
+    changed.add(tx.from)
+    if (tx.to !== null) (tx.value === '0' ? seen : changed).add(tx.to)
+    if (tx.created_contract !== null) changed.add(tx.created_contract)
   }
   for (const frame of rows.internalTransactions) {
     if (frame.value === '0' && frame.created_contract === null) continue
-    touched.add(frame.from)
-    if (frame.to !== null) touched.add(frame.to)
-    if (frame.created_contract !== null) touched.add(frame.created_contract)
+    changed.add(frame.from)
+    if (frame.to !== null) changed.add(frame.to)
+    if (frame.created_contract !== null) changed.add(frame.created_contract)
   }
   for (const transfer of rows.tokenTransfers) {
-    touched.add(transfer.from)
-    touched.add(transfer.to)
+    seen.add(transfer.from)
+    seen.add(transfer.to)
   }
-  return [...touched]
+  return { changed: [...changed], unchanged: [...seen].filter((a) => !changed.has(a)) }
 }
 
 /** Contracts the block created and kept: successful top-level and internal creations. */
@@ -52,11 +62,10 @@ export function createdContracts (rows: BlockRows): Array<Omit<ContractCodeRow, 
 
 /** Fills `state` of each block in place with one JSON-RPC batch. */
 export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<void> {
-  const plans = batch.map((rows) => ({
-    rows,
-    addresses: rows.block.number === 0 ? [] : touchedAddresses(rows),
-    contracts: createdContracts(rows)
-  }))
+  const plans = batch.map((rows) => {
+    const { changed, unchanged } = rows.block.number === 0 ? { changed: [], unchanged: [] } : touchedAddresses(rows)
+    return { rows, addresses: changed, unchanged, contracts: createdContracts(rows) }
+  })
   const calls = plans.flatMap(({ rows, addresses, contracts }): Array<{ method: string, params: unknown[] }> => {
     const at = { blockHash: rows.block.hash, requireCanonical: false }
     if (rows.block.number === 0) return [{ method: 'debug_dumpBlock', params: ['0x0'] }]
@@ -69,7 +78,7 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
     throw new RetryableError(`reading state failed (the block may have been replaced): ${err.message}`, { cause: err })
   })
   let i = 0
-  for (const { rows, addresses, contracts } of plans) {
+  for (const { rows, addresses, unchanged, contracts } of plans) {
     const number = rows.block.number
     if (number === 0) {
       const dump = results[i++] as GenesisDump
@@ -82,6 +91,7 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
     }
     const balances = decodeBalances(results[i++], addresses.length)
     rows.state.coinBalances = addresses.map((address, k) => ({ address, block_number: number, value: balances[k]! }))
+    rows.state.unchangedBalances = unchanged
     rows.state.contracts = contracts.map((c) => ({ ...c, code: results[i++] as Hex }))
   }
 }

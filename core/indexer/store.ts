@@ -5,9 +5,7 @@ import type { Knex } from 'knex'
 import type { BlockRow, BlockRows, CoinBalanceRow, Hex, InternalTransactionRow, LogRow, TokenRow, TokenTransferRow, TransactionRow } from './types.ts'
 import { applyAggregates, recordContracts, removeBlocksFrom } from './aggregates.ts'
 import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
-
-type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'timestamptz' | 'integer[]'
-type Columns<Row> = Array<[keyof Row & string, ColumnType]>
+import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 
 const BLOCK_COLUMNS: Columns<BlockRow> = [
   ['number', 'bigint'], ['hash', 'bytea'], ['parent_hash', 'bytea'], ['timestamp', 'timestamptz'], ['miner', 'bytea'],
@@ -44,10 +42,10 @@ const TOKEN_COLUMNS: Columns<TokenRow> = [
 ]
 
 /**
- * How a column travels: one array literal per column, built here and unnested
- * server-side (no parameter-count limit). Hex and digits need no quoting, so
- * the literal is joined directly instead of escaped element by element, and
- * bytea elements arrive in PostgreSQL's own hex form (\\x...: the literal's
+ * How a column of an upsert travels (plain inserts go by COPY, copy-rows.ts):
+ * one array literal per column, built here and unnested server-side (no
+ * parameter-count limit). Hex and digits need no quoting, so the literal is
+ * joined directly instead of escaped element by element, and bytea elements arrive in PostgreSQL's own hex form (\\x...: the literal's
  * backslash escaped), with nothing to decode in SQL.
  */
 const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => string, element: (v: unknown) => string }> = {
@@ -98,12 +96,12 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
     await trx.raw('set local synchronous_commit = off')
     // Normally nothing is there; after a crash or a reindex the heights are written again.
     await removeFrom(trx, from)
-    await insertRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
-    await insertRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
-    await insertRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
-    await insertRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
-    await insertRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
-    await insertRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, batch.flatMap((b) => b.state.coinBalances))
+    await copyRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
+    await copyRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
+    await copyRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
+    await copyRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
+    await copyRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
+    await copyRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, await coinBalanceRows(trx, batch))
     await insertRows(trx, 'tokens', TOKEN_COLUMNS, latestTokens(batch), `
       on conflict (address) do update set total_supply = excluded.total_supply, updated_block = excluded.updated_block,
         name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
@@ -113,6 +111,46 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
     if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
     else await recordContracts(trx, contracts)
   })
+}
+
+/**
+ * Each block's coin balance rows: those read from the node, and for the
+ * addresses it shows without changing their balance (state.ts) the value of
+ * the address's row before, in this batch or stored. No row before: the
+ * address never held coins, as every way to get them gives it a read row.
+ */
+async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[]): Promise<CoinBalanceRow[]> {
+  const rows: CoinBalanceRow[] = []
+  const last = new Map<Hex, string>()
+  const stored = await readLatestBalances(trx, batch)
+  for (const { block, state } of batch) {
+    for (const row of state.coinBalances) {
+      rows.push(row)
+      last.set(row.address, row.value)
+    }
+    for (const address of state.unchangedBalances ?? []) {
+      const value = last.get(address) ?? stored.get(address) ?? '0'
+      rows.push({ address, block_number: block.number, value })
+      last.set(address, value)
+    }
+  }
+  return rows
+}
+
+/** The stored balance of each address the batch carries forward without reading it first. */
+async function readLatestBalances (trx: Knex.Transaction, batch: BlockRows[]): Promise<Map<Hex, string>> {
+  const read = new Set<Hex>()
+  const wanted = new Set<Hex>()
+  for (const { state } of batch) {
+    for (const row of state.coinBalances) read.add(row.address)
+    for (const address of state.unchangedBalances ?? []) if (!read.has(address)) wanted.add(address)
+  }
+  if (wanted.size === 0) return new Map()
+  // One index probe per address (the primary key, address first): the batch's own blocks are not stored yet.
+  const { rows } = await trx.raw(`
+    select a.address, (select p.value from coin_balances p where p.address = a.address order by p.block_number desc limit 1) as value
+    from unnest(?::bytea[]) as a(address)`, [`{${[...wanted].map(TRANSPORT.bytea.element).join(',')}}`])
+  return new Map(rows.filter((r: { value: string | null }) => r.value !== null).map((r: { address: Buffer, value: string }) => [toHex(r.address), r.value]))
 }
 
 /**

@@ -214,5 +214,7 @@ export type ContractCodeRow = { address: Hex, code: Hex, creation_transaction: H
 /** What a block adds beyond the node's block bundle: read from state at that block. */
 export type BlockState = {
   coinBalances: CoinBalanceRow[]
+  /** Addresses the block shows whose coin balance it left as it was: their rows repeat the last one (store.ts). */
+  unchangedBalances?: Hex[]
   contracts: ContractCodeRow[]
 }

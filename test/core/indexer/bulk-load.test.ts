@@ -92,7 +92,8 @@ t.test('the balance scan answers what eth_getBalance answers, block by block', a
   const bundles = await fetchBlockBundles(node.rpc, 1, head)
   for (const bundle of bundles) {
     const rows = decodeBlockBundle(bundle)
-    const addresses: Hex[] = [...touchedAddresses(rows), Wallet.createRandom().address.toLowerCase() as Hex, await token.getAddress() as Hex]
+    const { changed, unchanged } = touchedAddresses(rows)
+    const addresses: Hex[] = [...changed, ...unchanged, Wallet.createRandom().address.toLowerCase() as Hex, await token.getAddress() as Hex]
     const at = { blockHash: rows.block.hash, requireCanonical: false }
     const scanned = decodeBalances(await node.rpc.call<string>(scanBalancesCall(addresses, at).method, scanBalancesCall(addresses, at).params), addresses.length)
     const one = await node.rpc.batch<Hex>(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, at] })))
@@ -123,6 +124,17 @@ t.test('a bulk-loaded index equals an incrementally built one, indexes included'
   for (const row of await bulk.knex('addresses').select('hash', 'coin_balance')) {
     t.equal(row.coin_balance, (await provider.getBalance('0x' + row.hash.toString('hex'))).toString())
   }
+})
+
+t.test('every coin balance row, read from the node or carried forward, is the balance at its block', async (t) => {
+  const rows = await bulk.knex('coin_balances').orderBy(['block_number', 'address']).select('address', 'block_number', 'value')
+  const answers = await node.rpc.batch<Hex>(rows.map((r) => ({ method: 'eth_getBalance', params: ['0x' + r.address.toString('hex'), '0x' + Number(r.block_number).toString(16)] })))
+  const wrong = rows.filter((r, i) => r.value !== BigInt(answers[i]!).toString()).map((r) => `0x${r.address.toString('hex')} at ${r.block_number}`)
+  t.same(wrong, [], `all ${rows.length} rows`)
+  // The chain has both kinds: token holders whose balance a transfer left alone, and fee payers.
+  let carried = 0
+  for (const bundle of await fetchBlockBundles(node.rpc, deployedAt, head)) carried += touchedAddresses(decodeBlockBundle(bundle)).unchanged.length
+  t.ok(carried > 0, `${carried} rows carried forward rather than read`)
 })
 
 /** A bulk load of blocks 0..`to` stored the way the indexer stores it, left open. */
