@@ -2,8 +2,12 @@
 // unlocked, so anyone reaching Geth's own RPC could spend from it. The public
 // endpoint is the gateway's proxy, which never forwards signing methods.
 
-/** The private API set: debug for tracing, clique for signer queries, txpool for pending state. */
-export const GETH_PRIVATE_APIS = 'eth,net,web3,debug,txpool,clique'
+/**
+ * The private API set: debug for tracing, clique for signer queries, txpool for
+ * pending state, miner to restart sealing (a period-0 clique sealer can stop
+ * with transactions pending, go-ethereum#21189; a miner stop and start resumes it).
+ */
+export const GETH_PRIVATE_APIS = 'eth,net,web3,debug,txpool,clique,miner'
 
 /**
  * Keep the preimages of hashed trie keys: without them debug_dumpBlock cannot

@@ -46,7 +46,7 @@ t.test('buildGethArgs() keeps every RPC on loopback and turns discovery off by d
   t.equal(value('--ws.addr'), '127.0.0.1')
   t.equal(value('--authrpc.addr'), '127.0.0.1')
   t.equal(value('--gcmode'), 'archive')
-  t.equal(value('--http.api'), 'eth,net,web3,debug,txpool,clique')
+  t.equal(value('--http.api'), 'eth,net,web3,debug,txpool,clique,miner')
   t.ok(args.includes('--nodiscover'))
   t.equal(value('--maxpeers'), '0')
   t.ok(args.includes('--ipcdisable'), 'no IPC socket for an unlocked signer')

@@ -8,6 +8,7 @@ import pino from 'pino'
 import { loadConfig } from '../../core/config.ts'
 import { createGethNode, type GethNode } from '../../geth/node.ts'
 import { createTestChainFiles, waitForReceipt } from '../support/chain.ts'
+import { restartSealing } from '../support/blocks.ts'
 
 const chain = await createTestChainFiles(t)
 const config = loadConfig({ ...process.env, ...chain.env })
@@ -60,6 +61,14 @@ t.test('the signer key and password file are private', async (t) => {
 })
 
 t.test('a clique block is sealed by our signer', async (t) => {
+  const { blockHash } = await sendTransfer(node)
+  t.equal((await node.rpc.call<string>('clique_getSigner', [blockHash])).toLowerCase(), node.keys!.signer.toLowerCase())
+})
+
+t.test('the sealer can be restarted through the private miner API and seals again', async (t) => {
+  // The test helpers' remedy for a period-0 sealer that stalls with transactions pending.
+  await restartSealing(node.rpc)
+  t.equal(await node.rpc.call<boolean>('eth_mining', []), true, 'mining again')
   const { blockHash } = await sendTransfer(node)
   t.equal((await node.rpc.call<string>('clique_getSigner', [blockHash])).toLowerCase(), node.keys!.signer.toLowerCase())
 })

@@ -14,6 +14,8 @@ type Tap = { teardown (fn: () => unknown): void }
 
 const SEAL_POLL_MS = 5
 const SEAL_TIMEOUT_MS = 10_000
+/** Nothing more sealed for this long, with transactions pending: the sealer stalled. */
+const STALL_MS = 2000
 const MAX_FEE_PER_GAS_WEI = 10n ** 10n
 const PRIORITY_FEE_PER_GAS_WEI = 10n ** 9n
 const TRANSFER_GAS = 21_000n
@@ -64,14 +66,31 @@ export async function sign (wallet: Wallet, tx: TransactionRequest): Promise<str
   })
 }
 
+/**
+ * A period-0 clique sealer can stop with transactions pending (go-ethereum#21189);
+ * stopping and starting the miner makes it commit the pending ones again.
+ */
+export async function restartSealing (rpc: RpcClient): Promise<void> {
+  await rpc.call('miner_stop', [])
+  await rpc.call('miner_start', [])
+}
+
 /** Sends signed transactions in one batch; resolves with the highest block once all of them are sealed. */
 export async function sendRound (rpc: RpcClient, raw: string[], timeoutMs = SEAL_TIMEOUT_MS): Promise<number> {
   const hashes = await rpc.batch<string>(raw.map((r) => ({ method: 'eth_sendRawTransaction', params: [r] })))
   const deadline = Date.now() + timeoutMs
+  let sealed = 0
+  let progressAt = Date.now()
   while (Date.now() < deadline) {
     // Right after start Geth answers "transaction indexing is in progress": not sealed yet, as far as we know.
     const receipts = await rpc.batch<{ blockNumber: string } | null>(hashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }))).catch(() => [null])
     if (receipts.every((r) => r !== null)) return Math.max(...receipts.map((r) => Number(r!.blockNumber)))
+    const now = receipts.filter((r) => r !== null).length
+    if (now > sealed) [sealed, progressAt] = [now, Date.now()]
+    else if (Date.now() - progressAt > STALL_MS) {
+      await restartSealing(rpc)
+      progressAt = Date.now()
+    }
     await sleep(SEAL_POLL_MS)
   }
   throw new Error(`transactions ${hashes.join(', ')} were not sealed within ${timeoutMs} ms`)
