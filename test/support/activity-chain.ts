@@ -5,7 +5,7 @@
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.ts'
-import { writeFundedAlloc } from './blocks.ts'
+import { restartSealing, writeFundedAlloc } from './blocks.ts'
 import { waitForReceipt } from './chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from './contracts.ts'
 import { waitForIndexed } from './indexer.ts'
@@ -45,11 +45,12 @@ export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
   const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
   const [alice, bob] = wallets.map((w) => w.connect(provider)) as [Wallet, Wallet]
-  const receipt = async (sent: Promise<{ hash: string }>) => await waitForReceipt(provider, (await sent).hash)
+  const unstall = async (): Promise<void> => await restartSealing(app.geth.rpc)
+  const receipt = async (sent: Promise<{ hash: string }>) => await waitForReceipt(provider, (await sent).hash, undefined, unstall)
   const deploy = async (name: string, source: URL, ...args: unknown[]) => {
     const compiled = await compileContract(source, name)
     const contract = await new ContractFactory(compiled.abi as never, compiled.bytecode, alice).deploy(...args) as Contract
-    return { contract, creation: await waitForReceipt(provider, contract.deploymentTransaction()!.hash) }
+    return { contract, creation: await waitForReceipt(provider, contract.deploymentTransaction()!.hash, undefined, unstall) }
   }
 
   const { contract: token, creation: tokenCreation } = await deploy('TestToken', TEST_TOKEN_SOURCE, 'Activity', 'ACT', 10n ** 24n)
@@ -65,7 +66,7 @@ export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
   // The mints go out together (explicit nonces) and are sealed in a few blocks.
   let nonce = await provider.getTransactionCount(alice.address, 'pending')
   const mints = await Promise.all(ids.map(async (id) => await multi.getFunction('mint')(alice.address, id, 100n + id, { nonce: nonce++, gasLimit: 100_000 })))
-  await Promise.all(mints.map(async (m) => await waitForReceipt(provider, m.hash)))
+  await Promise.all(mints.map(async (m) => await waitForReceipt(provider, m.hash, undefined, unstall)))
   const multiBatch = await receipt(multi.getFunction('safeBatchTransferFrom')(alice.address, bob.address, ids, ids.map((id) => id), '0x'))
   const multiSingle = await receipt(multi.getFunction('safeTransferFrom')(alice.address, bob.address, 1n, 5n, '0x'))
 

@@ -10,6 +10,8 @@ type Tap = { teardown (fn: () => unknown): void }
 
 export const TEST_ACCOUNT_BALANCE_WEI = 10n ** 24n
 const RECEIPT_POLL_MS = 20
+/** No receipt for this long on a period-0 chain: the sealer may have stalled. */
+const STALL_MS = 2000
 
 export type TestChainFiles = { dataDir: string, allocFile: string, account: Wallet, env: Record<string, string> }
 
@@ -36,9 +38,18 @@ type ReceiptSource = { getTransactionReceipt (hash: string): Promise<Transaction
  * block comes, and a block sealed between wait()'s first receipt check and its
  * block poller's first look is never announced, so wait() can hang.
  */
-export async function waitForReceipt (provider: ReceiptSource, hash: string, timeoutMs = 60_000): Promise<TransactionReceipt> {
+/**
+ * Polls for a receipt. `onStall` runs when none came for STALL_MS (a period-0
+ * sealer that stopped with transactions pending: see restartSealing in blocks.ts).
+ */
+export async function waitForReceipt (provider: ReceiptSource, hash: string, timeoutMs = 60_000, onStall?: () => Promise<void>): Promise<TransactionReceipt> {
   const deadline = Date.now() + timeoutMs
+  let stallAt = Date.now() + STALL_MS
   while (Date.now() < deadline) {
+    if (onStall !== undefined && Date.now() > stallAt) {
+      await onStall()
+      stallAt = Date.now() + STALL_MS
+    }
     const receipt = await provider.getTransactionReceipt(hash).catch((err: Error) => {
       // Right after start Geth answers "transaction indexing is in progress": not known yet.
       if (/indexing is in progress/.test(err.message)) return null
