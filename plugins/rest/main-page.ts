@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { readIndexingStatus } from '../../core/queries/indexing-status.ts'
+import { query, validationError } from './schemas.ts'
 
 const indexingStatusSchema = {
   tags: ['main-page'],
   summary: 'Whether indexing has finished, with the indexed ratio',
+  querystring: query(),
   response: {
     200: {
       type: 'object',
@@ -14,7 +16,8 @@ const indexingStatusSchema = {
         indexed_blocks_ratio: { type: 'string', description: 'A decimal string, as Blockscout sends it' },
         indexed_internal_transactions_ratio: { type: ['string', 'null'] }
       }
-    }
+    },
+    422: validationError
   }
 }
 

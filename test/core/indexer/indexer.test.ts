@@ -133,6 +133,9 @@ t.test('GET /api/v2/main-page/indexing-status answers in the Blockscout shape', 
   t.same(response.json(), { finished_indexing: true, finished_indexing_blocks: true, indexed_blocks_ratio: '1', indexed_internal_transactions_ratio: '1' })
   const halfway = await readIndexingStatus(db, 2 * head + 1)
   t.same(halfway, { finished_indexing: false, finished_indexing_blocks: false, indexed_blocks_ratio: '0.50', indexed_internal_transactions_ratio: null })
+  const unknown = await app.inject({ method: 'GET', url: '/api/v2/main-page/indexing-status?verbose=1' })
+  t.equal(unknown.statusCode, 422, 'an unknown parameter is refused as Blockscout refuses it')
+  t.equal(unknown.json().errors[0].source.pointer, '/verbose')
 })
 
 t.test('new blocks are published as events once stored', async (t) => {
