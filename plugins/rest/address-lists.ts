@@ -5,14 +5,10 @@ import { PAGE_SIZE, listBlocksBySigner } from '../../core/queries/blocks.ts'
 import { listTopAddresses, type TopAddressSort } from '../../core/queries/top-addresses.ts'
 import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances } from '../../core/queries/coin-balances.ts'
 import { countAddressTabs, isKnownAddress } from '../../core/queries/address-tabs.ts'
-import { addressObject, hex, presentBlock, timestamp } from './present.ts'
-import { addressObject as addressSchema, block, itemsCount, page, query, validationError } from './schemas.ts'
+import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { toPage } from './paging.ts'
-import { bytes, tokenParams as params, type TokenParams as Params } from './tokens.ts'
-
-const nullable = (type: string) => ({ type: [type, 'null'] })
-const intString = { type: 'string', pattern: '^-?[0-9]+$' }
+import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 
 const topAddress = {
   type: 'object',
@@ -60,7 +56,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
     const balance = cursorValue(q.fetched_coin_balance)
     const cursor = q.hash === undefined || balance === undefined
       ? undefined
-      : { coinBalance: balance, hash: bytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
+      : { coinBalance: balance, hash: hashBytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
     const rows = await listTopAddresses(db, sorted ? q.sort : undefined, q.order !== 'asc', cursor)
     return {
       ...toPage(rows,
@@ -88,7 +84,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
     }
   }, async (request) => {
-    const rows = await listBlocksBySigner(db, bytes(request.params.address_hash_param), request.query.block_number)
+    const rows = await listBlocksBySigner(db, hashBytes(request.params.address_hash_param), request.query.block_number)
     return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
@@ -101,7 +97,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: page(coinBalance, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
     }
   }, async (request) => {
-    const rows = await listCoinBalanceHistory(db, bytes(request.params.address_hash_param), request.query.block_number)
+    const rows = await listCoinBalanceHistory(db, hashBytes(request.params.address_hash_param), request.query.block_number)
     return toPage(rows, (c) => ({
       transaction_hash: c.transaction_hash === null ? null : hex(c.transaction_hash),
       block_number: c.block_number,
@@ -122,7 +118,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
         422: validationError
       }
     }
-  }, async (request) => ({ items: await listDailyBalances(db, bytes(request.params.address_hash_param)), days: COIN_BALANCE_HISTORY_DAYS }))
+  }, async (request) => ({ items: await listDailyBalances(db, hashBytes(request.params.address_hash_param)), days: COIN_BALANCE_HISTORY_DAYS }))
 
   app.get<{ Params: Params }>('/addresses/:address_hash_param/tabs-counters', {
     schema: {
@@ -139,7 +135,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
       }
     }
   }, async (request) => {
-    const hash = bytes(request.params.address_hash_param)
+    const hash = hashBytes(request.params.address_hash_param)
     // Blockscout answers an address it never saw with every counter it knows, chain-specific ones too, at 0.
     if (!await isKnownAddress(db, hash)) return Object.fromEntries(ALL_TAB_COUNTERS.map((k) => [k, 0]))
     return await countAddressTabs(db, hash)

@@ -6,9 +6,9 @@ import { listHoldings, listTokenBalances, type HoldingRecord } from '../../core/
 import { findTokenInstance } from '../../core/queries/token-instances.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './paging.ts'
-import { itemsCount, page, query, validationError } from './schemas.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
-import { bytes, tokenParams as params, type TokenParams as Params } from './tokens.ts'
+import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
 /** ERC-20 and ERC-721 holdings are per token (id -1); ERC-1155 per id. */
 const tokenIdOf = (h: HoldingRecord): string | null => h.token_id === '-1' ? null : h.token_id
@@ -25,7 +25,7 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: { type: 'array', items: tokenBalance }, 422: validationError }
     }
   }, async (request) => {
-    const rows = await listTokenBalances(db, bytes(request.params.address_hash_param))
+    const rows = await listTokenBalances(db, hashBytes(request.params.address_hash_param))
     return rows.map((h) => ({ token: presentToken(h.token), token_id: tokenIdOf(h), token_instance: null, value: h.value }))
   })
 
@@ -47,7 +47,7 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = value === undefined || q.id === undefined ? undefined : { value, id: String(q.id) }
-    const rows = await listHoldings(db, bytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    const rows = await listHoldings(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
     const result = toPage(rows, async (h) => {
       const tokenId = tokenIdOf(h)
       const instance = tokenId === null ? undefined : await findTokenInstance(db, h.token.address, tokenId)

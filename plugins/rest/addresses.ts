@@ -3,12 +3,10 @@ import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord } from '../../core/queries/addresses.ts'
 import { presentTransaction } from './present-transaction.ts'
-import { addressObject, hex, timestamp } from './present.ts'
+import { addressObject, hex, timestamp, hashBytes } from './present.ts'
 import { presentToken } from './present-token.ts'
-import { ADDRESS_PATTERN, addressObject as addressSchema, itemsCount, page, query, transaction, validationError } from './schemas.ts'
+import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
 
-type Params = { address_hash_param: string }
-const params = { type: 'object', properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } } }
 const intString = { type: 'string' }
 
 const addressDetail = {
@@ -54,20 +52,19 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
 
 export async function addressRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
-  const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
 
-  app.get<{ Params: Params }>('/addresses/:address_hash_param', {
-    schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params, querystring: query(), response: { 200: addressDetail, 422: validationError } }
+  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param', {
+    schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
-    const hash = bytes(request.params.address_hash_param)
+    const hash = hashBytes(request.params.address_hash_param)
     return presentAddress(hash, await findAddress(db, hash))
   })
 
-  app.get<{ Params: Params }>('/addresses/:address_hash_param/counters', {
+  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param/counters', {
     schema: {
       tags: ['addresses'],
       summary: 'Transaction, token transfer, gas and validation counts',
-      params,
+      params: addressHashParams,
       querystring: query(),
       response: {
         200: { type: 'object', properties: { transactions_count: intString, token_transfers_count: intString, gas_usage_count: intString, validations_count: intString } },
@@ -75,7 +72,7 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
       }
     }
   }, async (request) => {
-    const hash = bytes(request.params.address_hash_param)
+    const hash = hashBytes(request.params.address_hash_param)
     const [address, validations] = await Promise.all([findAddress(db, hash), countValidatedBlocks(db, hash)])
     return {
       transactions_count: address?.transaction_count ?? '0',
@@ -85,11 +82,11 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
     }
   })
 
-  app.get<{ Params: Params, Querystring: { filter?: 'from' | 'to', block_number?: number, index?: number } }>('/addresses/:address_hash_param/transactions', {
+  app.get<{ Params: AddressHashParams, Querystring: { filter?: 'from' | 'to', block_number?: number, index?: number } }>('/addresses/:address_hash_param/transactions', {
     schema: {
       tags: ['addresses'],
       summary: 'The address\'s transactions, newest first (50 a page)',
-      params,
+      params: addressHashParams,
       querystring: query({
         filter: { type: 'string', enum: ['to', 'from'] },
         block_number: { type: 'integer', minimum: 0 },
@@ -105,7 +102,7 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const q = request.query
     const cursor = q.block_number === undefined ? undefined : { blockNumber: q.block_number, index: q.index ?? Number.MAX_SAFE_INTEGER }
-    const rows = await listAddressTransactions(db, bytes(request.params.address_hash_param), q.filter, cursor)
+    const rows = await listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor)
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     return {

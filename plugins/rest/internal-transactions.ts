@@ -8,12 +8,12 @@ import {
   listAddressInternalTransactions, listInternalTransactions, listTransactionInternalTransactions,
   type InternalTransactionCursor, type InternalTransactionRecord
 } from '../../core/queries/internal-transactions.ts'
-import { addressParam, hashParam, internalTransaction, internalTransactionCursorParams } from './list-schemas.ts'
+import { hashParam, internalTransaction, internalTransactionCursorParams } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage, pageSize } from './pages.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
-import { message, page, query, validationError } from './schemas.ts'
+import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
-const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
 const CURSOR_KEYS = ['block_number', 'transaction_index', 'index', 'items_count']
 const cursorSchema = { block_number: { type: 'integer' }, transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }
 const listResponse = page(internalTransaction, cursorSchema)
@@ -43,36 +43,36 @@ export async function internalTransactionRoutes (app: FastifyInstance): Promise<
   }, async (request) => {
     const q = request.query
     const size = pageSize(q.limit)
-    const rows = await listInternalTransactions(db, q.transaction_hash === undefined ? undefined : bytes(q.transaction_hash), descCursor(q))
+    const rows = await listInternalTransactions(db, q.transaction_hash === undefined ? undefined : hashBytes(q.transaction_hash), descCursor(q))
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, CURSOR_KEYS, size)
   })
 
-  app.get<{ Params: { transaction_hash_param: string }, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/internal-transactions', {
+  app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/internal-transactions', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s internal transactions in call order (its own top-level call left out)',
-      params: { type: 'object', properties: { transaction_hash_param: hashParam } },
+      params: transactionHashParams,
       querystring: query(internalTransactionCursorParams),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = bytes(request.params.transaction_hash_param)
+    const hash = hashBytes(request.params.transaction_hash_param)
     if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
     const rows = await listTransactionInternalTransactions(db, hash, integerParam(request.query.index, -1))
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query, CURSOR_KEYS)
   })
 
-  app.get<{ Params: { address_hash_param: string }, Querystring: CursorQuery & { filter?: 'from' | 'to' } }>('/addresses/:address_hash_param/internal-transactions', {
+  app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { filter?: 'from' | 'to' } }>('/addresses/:address_hash_param/internal-transactions', {
     schema: {
       tags: ['addresses'],
       summary: 'Internal transactions from, to or creating the address, newest first',
-      params: { type: 'object', properties: { address_hash_param: addressParam } },
+      params: addressHashParams,
       querystring: query({ filter: { type: 'string', enum: ['to', 'from'] }, ...internalTransactionCursorParams }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
     const q = request.query
-    const rows = await listAddressInternalTransactions(db, bytes(request.params.address_hash_param), q.filter, descCursor(q))
+    const rows = await listAddressInternalTransactions(db, hashBytes(request.params.address_hash_param), q.filter, descCursor(q))
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q, CURSOR_KEYS)
   })
 }

@@ -1,9 +1,7 @@
 // Schemas of the item kinds in the REST sub-lists (internal transactions,
 // logs, state changes, raw traces) and of their query parameters.
-import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, itemsCount } from './schemas.ts'
+import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, intString, itemsCount, nullable } from './schemas.ts'
 
-const nullable = (type: string) => ({ type: [type, 'null'] })
-const intString = { type: 'string', pattern: '^-?[0-9]+$' }
 const addressOrNull = { ...addressObject, type: ['object', 'null'] }
 const anyObject = { type: ['object', 'null'], additionalProperties: true }
 

@@ -4,12 +4,12 @@ import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { AFTER_ALL } from '../../core/queries/cursor.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import { listAddressLogs, listTransactionLogs, type LogRecord } from '../../core/queries/logs.ts'
-import { addressParam, hashParam, log, logCursorParams } from './list-schemas.ts'
+import { log, logCursorParams } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage } from './pages.ts'
 import { presentLog } from './present-log.ts'
-import { message, page, query, validationError } from './schemas.ts'
+import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
-const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
 const CURSOR_KEYS = ['block_number', 'index', 'items_count']
 const listResponse = page(log, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } })
 const nextParams = (last: LogRecord) => ({ block_number: last.block_number, index: last.log_index, items_count: PAGE_SIZE })
@@ -19,34 +19,34 @@ type CursorQuery = { block_number?: number, index?: number }
 export async function logRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
 
-  app.get<{ Params: { transaction_hash_param: string }, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
+  app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s logs in log order',
-      params: { type: 'object', properties: { transaction_hash_param: hashParam } },
+      params: transactionHashParams,
       querystring: query(logCursorParams),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = bytes(request.params.transaction_hash_param)
+    const hash = hashBytes(request.params.transaction_hash_param)
     if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
     const rows = await listTransactionLogs(db, hash, integerParam(request.query.index, -1))
     return keysetPage(rows, presentLog, nextParams, request.query, CURSOR_KEYS)
   })
 
-  app.get<{ Params: { address_hash_param: string }, Querystring: CursorQuery & { topic?: string } }>('/addresses/:address_hash_param/logs', {
+  app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { topic?: string } }>('/addresses/:address_hash_param/logs', {
     schema: {
       tags: ['addresses'],
       summary: 'Logs the address emitted, newest first; `topic` keeps those carrying it in any position',
-      params: { type: 'object', properties: { address_hash_param: addressParam } },
+      params: addressHashParams,
       querystring: query({ topic: { type: 'string', pattern: '^0x([A-Fa-f0-9]*)$' }, ...logCursorParams }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
     const q = request.query
     const cursor = q.block_number === undefined ? undefined : { blockNumber: bigintParam(q.block_number, 0), index: integerParam(q.index, AFTER_ALL) }
-    const topic = q.topic === undefined ? undefined : bytes(q.topic)
-    const rows = await listAddressLogs(db, bytes(request.params.address_hash_param), topic, cursor)
+    const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
+    const rows = await listAddressLogs(db, hashBytes(request.params.address_hash_param), topic, cursor)
     return keysetPage(rows, presentLog, nextParams, q, CURSOR_KEYS)
   })
 }

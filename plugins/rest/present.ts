@@ -5,6 +5,9 @@ import type { BlockRecord } from '../../core/queries/blocks.ts'
 
 export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
 
+/** The bytes of a 0x-hex string the route's schema has already checked: hex's inverse. */
+export const hashBytes = (hash: string): Buffer => Buffer.from(hash.slice(2), 'hex')
+
 /** "2025-09-15T13:52:12.000000Z": Blockscout prints microseconds. */
 // toISOString() always ends in ".sssZ" (years 0 to 9999): three zeros before
 // the Z make microseconds, without a regular expression per row.

@@ -4,8 +4,15 @@
 export const ADDRESS_PATTERN = '^0x([A-Fa-f0-9]{40})$'
 export const HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$'
 
+/** The path parameter naming an address, as Blockscout names it. */
+export type AddressHashParams = { address_hash_param: string }
+export const addressHashParams = { type: 'object', properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } } }
+/** The path parameter naming a transaction. */
+export type TransactionHashParams = { transaction_hash_param: string }
+export const transactionHashParams = { type: 'object', properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } } }
+
 export const nullable = (type: string) => ({ type: [type, 'null'] })
-const intString = { type: 'string', pattern: '^-?[0-9]+$' }
+export const intString = { type: 'string', pattern: '^-?[0-9]+$' }
 const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
 const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } }
 

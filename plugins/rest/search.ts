@@ -4,7 +4,7 @@ import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { classifyQuery, findBlockHit, findExactHits, findTransactionHit, searchTokens, type TokenSearchCursor } from '../../core/queries/search.ts'
 import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError } from './schemas.ts'
-import { hex } from './present.ts'
+import { hashBytes, hex } from './present.ts'
 
 /** Blockscout's quick search answers nothing for shorter queries. */
 const QUICK_MIN_LENGTH = 3
@@ -43,7 +43,7 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
     const address = request.query['token[address_hash]']
     const cursor: TokenSearchCursor | undefined = holderCount === undefined || address === undefined
       ? undefined
-      : { holderCount, address: Buffer.from(address.slice(2), 'hex') }
+      : { holderCount, address: hashBytes(address) }
     if (text === '') return { items: [], next_page_params: null }
     // Exact matches lead the first page only; later pages continue the token list.
     const exact = cursor === undefined ? await findExactHits(db, text) : []

@@ -4,12 +4,10 @@
 // counts are zero until verification stores sources.
 import type { FastifyInstance } from 'fastify'
 import { countContracts, findContract } from '../../core/queries/smart-contracts.ts'
-import { hex } from './present.ts'
-import { addressObject, itemsCount, message, page, query, validationError } from './schemas.ts'
+import { hex, hashBytes } from './present.ts'
+import { addressHashParams, addressObject, itemsCount, message, nullable, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import { cursorAddress } from './token-schemas.ts'
-import { bytes, tokenParams, type TokenParams } from './tokens.ts'
 
-const nullable = (type: string) => ({ type: [type, 'null'] })
 const intString = { type: 'string', pattern: '^[0-9]+$' }
 const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
 
@@ -88,16 +86,16 @@ export async function smartContractRoutes (app: FastifyInstance): Promise<void> 
     return { smart_contracts: counts.contracts, new_smart_contracts_24h: counts.new_contracts_24h, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' }
   })
 
-  app.get<{ Params: TokenParams }>('/smart-contracts/:address_hash_param', {
+  app.get<{ Params: AddressHashParams }>('/smart-contracts/:address_hash_param', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'A contract: deployed and creation bytecode (404 for an address without code)',
-      params: tokenParams,
+      params: addressHashParams,
       querystring: query(),
       response: { 200: unverifiedContract, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const found = await findContract(db, bytes(request.params.address_hash_param))
+    const found = await findContract(db, hashBytes(request.params.address_hash_param))
     if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return {
       proxy_type: null,

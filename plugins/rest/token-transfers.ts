@@ -4,14 +4,14 @@ import { tokenExists, transactionExists } from '../../core/queries/exists.ts'
 import {
   listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers, listTransactionTokenTransfersPage
 } from '../../core/queries/token-transfers.ts'
-import { addressParam, hashParam, tokenTransferCursorParams, tokenTypes } from './list-schemas.ts'
+import { addressParam, tokenTransferCursorParams, tokenTypes } from './list-schemas.ts'
 import {
   TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, parseTokenTypes, tokenTransferCursor, type TokenTransferPageQuery
 } from './pages.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { itemsCount, message, page, query, tokenTransfer, validationError } from './schemas.ts'
+import { addressHashParams, itemsCount, message, page, query, tokenTransfer, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
-const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
 const listResponse = page(tokenTransfer, {
   block_number: { type: 'integer' },
   index: { type: 'integer' },
@@ -20,8 +20,6 @@ const listResponse = page(tokenTransfer, {
   batch_transaction_hash: { type: 'string' },
   index_in_batch: { type: 'integer' }
 })
-const transactionParams = { type: 'object', properties: { transaction_hash_param: hashParam } }
-const addressParams = { type: 'object', properties: { address_hash_param: addressParam } }
 
 type PageQuery = TokenTransferPageQuery & { type?: string }
 
@@ -43,26 +41,26 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     return pageOf(await listTokenTransfers(db, parseTokenTypes(q.type), tokenTransferCursor(q, 'desc')), q, size)
   })
 
-  app.get<{ Params: { transaction_hash_param: string }, Querystring: PageQuery }>('/transactions/:transaction_hash_param/token-transfers', {
+  app.get<{ Params: TransactionHashParams, Querystring: PageQuery }>('/transactions/:transaction_hash_param/token-transfers', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s token transfers in log order; `type` filters by token type',
-      params: transactionParams,
+      params: transactionHashParams,
       querystring: query({ type: tokenTypes, ...tokenTransferCursorParams }),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = bytes(request.params.transaction_hash_param)
+    const hash = hashBytes(request.params.transaction_hash_param)
     if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
     const q = request.query
     return pageOf(await listTransactionTokenTransfersPage(db, hash, parseTokenTypes(q.type), tokenTransferCursor(q, 'asc')), q)
   })
 
-  app.get<{ Params: { address_hash_param: string }, Querystring: PageQuery & { filter?: 'from' | 'to', token?: string } }>('/addresses/:address_hash_param/token-transfers', {
+  app.get<{ Params: AddressHashParams, Querystring: PageQuery & { filter?: 'from' | 'to', token?: string } }>('/addresses/:address_hash_param/token-transfers', {
     schema: {
       tags: ['addresses'],
       summary: 'Token transfers from or to the address, newest first; filter=from|to, type, token',
-      params: addressParams,
+      params: addressHashParams,
       querystring: query({
         filter: { type: 'string', enum: ['to', 'from'] },
         type: tokenTypes,
@@ -74,20 +72,20 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request) => {
     const q = request.query
-    const options = { filter: q.filter, types: parseTokenTypes(q.type), token: q.token === undefined ? undefined : bytes(q.token) }
-    return pageOf(await listAddressTokenTransfers(db, bytes(request.params.address_hash_param), options, tokenTransferCursor(q, 'desc')), q)
+    const options = { filter: q.filter, types: parseTokenTypes(q.type), token: q.token === undefined ? undefined : hashBytes(q.token) }
+    return pageOf(await listAddressTokenTransfers(db, hashBytes(request.params.address_hash_param), options, tokenTransferCursor(q, 'desc')), q)
   })
 
-  app.get<{ Params: { address_hash_param: string }, Querystring: PageQuery }>('/tokens/:address_hash_param/transfers', {
+  app.get<{ Params: AddressHashParams, Querystring: PageQuery }>('/tokens/:address_hash_param/transfers', {
     schema: {
       tags: ['tokens'],
       summary: 'The token\'s transfers, newest first',
-      params: addressParams,
+      params: addressHashParams,
       querystring: query(tokenTransferCursorParams),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const token = bytes(request.params.address_hash_param)
+    const token = hashBytes(request.params.address_hash_param)
     if (!await tokenExists(db, token)) return await reply.code(404).send({ message: 'Not found' })
     return pageOf(await listTokenContractTransfers(db, token, tokenTransferCursor(request.query, 'desc')), request.query)
   })

@@ -3,15 +3,11 @@ import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { countTokenTransfers, findToken, listTokenHolders, listTokens, type TokenListCursor } from '../../core/queries/tokens.ts'
 import { presentToken } from './present-token.ts'
 import { toPage } from './paging.ts'
-import { addressObject, hex } from './present.ts'
-import { ADDRESS_PATTERN, itemsCount, message, page, query, validationError } from './schemas.ts'
+import { addressObject, hashBytes, hex } from './present.ts'
+import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList
 } from './token-schemas.ts'
-
-export type TokenParams = { address_hash_param: string }
-export const tokenParams = { type: 'object', properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } } }
-export const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
 
 type ListQuery = {
   q?: string,
@@ -33,7 +29,7 @@ function listCursor (q: ListQuery): TokenListCursor | undefined {
   if (q.contract_address_hash === undefined || holders === undefined) return undefined
   // holder_count is an integer column: a larger cursor means "from the top", not an out-of-range error.
   const holderCount = Math.min(Number(holders), MAX_HOLDER_COUNT)
-  return { holderCount, isNameNull: q.is_name_null ?? false, name: q.name ?? null, address: bytes(q.contract_address_hash) }
+  return { holderCount, isNameNull: q.is_name_null ?? false, name: q.name ?? null, address: hashBytes(q.contract_address_hash) }
 }
 
 /** What Blockscout echoes into next_page_params: the filters sent, except `type`. */
@@ -88,46 +84,46 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     })
   }
 
-  app.get<{ Params: TokenParams }>('/tokens/:address_hash_param', {
-    schema: { tags: ['tokens'], summary: 'A token', params: tokenParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }
+  app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param', {
+    schema: { tags: ['tokens'], summary: 'A token', params: addressHashParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }
   }, async (request, reply) => {
-    const found = await findToken(db, bytes(request.params.address_hash_param))
+    const found = await findToken(db, hashBytes(request.params.address_hash_param))
     if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return presentToken(found)
   })
 
-  app.get<{ Params: TokenParams }>('/tokens/:address_hash_param/counters', {
+  app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param/counters', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders and transfers of a token',
-      params: tokenParams,
+      params: addressHashParams,
       querystring: query(),
       response: { 200: { type: 'object', properties: { token_holders_count: intString, transfers_count: intString } }, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const address = bytes(request.params.address_hash_param)
+    const address = hashBytes(request.params.address_hash_param)
     const found = await findToken(db, address)
     if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return { token_holders_count: String(Math.max(0, found.holder_count)), transfers_count: await countTokenTransfers(db, address) }
   })
 
-  app.get<{ Params: TokenParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/holders', {
+  app.get<{ Params: AddressHashParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/holders', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders of a token by value (50 a page); ERC-1155 per id',
-      params: tokenParams,
+      params: addressHashParams,
       querystring: query({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount }),
       response: { 200: page(tokenHolder, { address_hash: { type: 'string' }, value: { type: 'string' }, items_count: { type: 'integer' } }), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const address = bytes(request.params.address_hash_param)
+    const address = hashBytes(request.params.address_hash_param)
     const found = await findToken(db, address)
     if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined
       ? undefined
-      : { value, holder: bytes(q.address_hash), tokenId: cursorValue(q.token_id) ?? '-1' }
+      : { value, holder: hashBytes(q.address_hash), tokenId: cursorValue(q.token_id) ?? '-1' }
     const rows = await listTokenHolders(db, address, cursor)
     const perId = found.type === 'ERC-1155'
     return toPage(rows,

@@ -6,44 +6,41 @@ import { readStateChanges } from '../../core/queries/state-changes.ts'
 import { listTransactionTokenTransfersPage } from '../../core/queries/token-transfers.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { hashParam, rawTrace, stateChange } from './list-schemas.ts'
+import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges } from './present-state-change.ts'
-import { message, page, query, validationError } from './schemas.ts'
-
-const bytes = (hash: string) => Buffer.from(hash.slice(2), 'hex')
-const params = { type: 'object', properties: { transaction_hash_param: hashParam } }
-type Params = { transaction_hash_param: string }
+import { message, page, query, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
 export async function transactionTraceRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
 
-  app.get<{ Params: Params }>('/transactions/:transaction_hash_param/raw-trace', {
+  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/raw-trace', {
     schema: {
       tags: ['transactions'],
       summary: 'The transaction\'s call frames as Parity-style traces',
-      params,
+      params: transactionHashParams,
       querystring: query(),
       response: { 200: rawTrace, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = bytes(request.params.transaction_hash_param)
+    const hash = hashBytes(request.params.transaction_hash_param)
     const frames = await listTraceFrames(db, hash)
     // Every indexed transaction has at least its own frame.
     if (frames.length === 0 && !await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
     return presentRawTrace(hash, frames)
   })
 
-  app.get<{ Params: Params, Querystring: { items_count?: number } }>('/transactions/:transaction_hash_param/state-changes', {
+  app.get<{ Params: TransactionHashParams, Querystring: { items_count?: number } }>('/transactions/:transaction_hash_param/state-changes', {
     schema: {
       tags: ['transactions'],
       summary: 'Coin and token balances before and after the transaction, of every address it changed',
-      params,
+      params: transactionHashParams,
       querystring: query({ state_changes: { type: ['string', 'null'] }, items_count: { type: 'integer', minimum: 1 } }),
       response: { 200: page(stateChange, { items_count: { type: 'integer' }, state_changes: { type: 'null' } }), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = bytes(request.params.transaction_hash_param)
+    const hash = hashBytes(request.params.transaction_hash_param)
     const transfers = await listTransactionTokenTransfersPage(db, hash, undefined, undefined, 'all')
     const changes = await readStateChanges(db, app.geth.rpc, hash, transfers)
     if (changes === undefined) return await reply.code(404).send({ message: 'Not found' })

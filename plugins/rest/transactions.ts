@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { findTransaction, listTransactionTokenTransfers, listTransactions } from '../../core/queries/transactions.ts'
 import { presentTokenTransfer, presentTransaction } from './present-transaction.ts'
-import { HASH_PATTERN, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
+import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { hashBytes } from './present.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
@@ -42,16 +43,16 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     }
   })
 
-  app.get<{ Params: { transaction_hash_param: string } }>('/transactions/:transaction_hash_param', {
+  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction by hash, with its first token transfers',
-      params: { type: 'object', properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } } },
+      params: transactionHashParams,
       querystring: query(),
       response: { 200: transaction, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const hash = Buffer.from(request.params.transaction_hash_param.slice(2), 'hex')
+    const hash = hashBytes(request.params.transaction_hash_param)
     const tx = await findTransaction(app.db.knex, hash)
     if (tx === undefined) return await reply.code(404).send({ message: 'Not found' })
     const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
