@@ -7,12 +7,16 @@ import type { Logger } from '../logger.ts'
 import { DatabaseChainMismatchError } from '../errors.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres.ts'
 import { migrationSource } from './migrations/index.ts'
+import { usePreparedStatementPool } from '../queries/prepared.ts'
 
 const POOL_MAX = 10
 
 // int8 (counts, sums) as bigint-safe strings stay strings; numeric(78,0) too.
 // Only int4 is parsed to a number, which pg already does.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value)
+
+/** Sessions of the prepared-statement pool take each statement's generic plan: core/queries/prepared.ts says why. */
+export const PREPARED_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan'
 
 export type Database = {
   knex: Knex
@@ -37,11 +41,16 @@ export async function openDatabase ({ url, dataDir, log, poolMax = POOL_MAX }: D
     await embedded?.stop()
     throw err
   }
+  const prepared = new pg.Pool({ connectionString: connection, max: poolMax, options: PREPARED_SESSION_OPTIONS })
+  // An idle connection that fails (the server restarted, say) is dropped from the pool; unheard, the error would end the process.
+  prepared.on('error', (err) => log.warn({ err: err.message }, 'an idle database connection failed'))
+  usePreparedStatementPool(db, prepared)
   return {
     knex: db,
     url: connection,
     embedded,
     async close () {
+      await prepared.end()
       await db.destroy()
       await embedded?.stop()
     }

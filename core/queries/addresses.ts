@@ -3,7 +3,7 @@
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
 import { preparedRows } from './prepared.ts'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, normaliseTransaction, type TransactionCursor, type TransactionRecord } from './transactions.ts'
+import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, type TransactionCursor, type TransactionRecord } from './transactions.ts'
 
 export type AddressRecord = {
   coin_balance: string
@@ -50,9 +50,8 @@ export type AddressTransactionFilter = 'from' | 'to' | undefined
 export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionRecord[]> {
   const sides = filter === 'from' ? ['"from"'] : filter === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
   // $1 is the address, $2 and $3 the cursor: every side shares them.
-  const rows = await preparedRows<TransactionRecord>(db, addressPage(sides, cursor !== undefined),
+  return await preparedRows<TransactionRecord>(db, addressPage(sides, cursor !== undefined),
     cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
-  return rows.map(normaliseTransaction)
 }
 
 // The address is compared through a sub-select, which PostgreSQL cannot see

@@ -3,7 +3,7 @@
 // transaction_index) unique index.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, normaliseTransaction, type TransactionRecord } from './transactions.ts'
+import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, type TransactionRecord } from './transactions.ts'
 
 export type BlockKey = { number: number } | { hash: Buffer }
 
@@ -34,5 +34,5 @@ export async function listBlockTransactions (db: Knex, blockNumber: number, type
   const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
       select * from transactions t where t.block_number = ? and t.transaction_index > ? ${filter} order by t.transaction_index limit ?
     ) t ${TRANSACTION_JOINS} order by t.transaction_index`, [blockNumber, afterIndex, PAGE_SIZE + 1])
-  return rows.map(normaliseTransaction)
+  return rows
 }

@@ -3,11 +3,12 @@
 // matches the connection's order (see graphql-page.ts), so a page of 50
 // transactions with their internal transactions costs two statements.
 import type { Knex } from 'knex'
+import { hexColumn } from './columns.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexer/types.ts'
 import { groupByParent, keysetClause, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import { preparedRaw } from './prepared.ts'
 import {
-  HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS, hexColumn, type GraphqlTransaction
+  HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS, type GraphqlTransaction
 } from './graphql-records.ts'
 
 type Keyset = ReturnType<typeof keysetClause>

@@ -3,10 +3,8 @@
 // rows read here and rows the indexer announces after a commit present alike.
 import type { Knex } from 'knex'
 import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../indexer/types.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { preparedRaw } from './prepared.ts'
-
-/** bytea as 0x-hex text (null stays null). */
-export const hexColumn = (column: string): string => `'0x' || encode(${column}, 'hex')`
 
 /** Parent keys as a relation `p(key, bytes)`: 0x-hex text in, bytea to join on. */
 export const HEX_KEYS = 'unnest(?::text[]) with ordinality p0(key, ord) cross join lateral (select decode(substr(p0.key, 3), \'hex\') as bytes) pb'
@@ -29,7 +27,7 @@ export type GraphqlAddress = {
 export type GraphqlToken = Omit<TokenRow, 'first_block' | 'updated_block'> & { holder_count: number }
 
 export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as hash, ${hexColumn('b.parent_hash')} as parent_hash,
-  extract(epoch from b.timestamp)::int as timestamp, ${hexColumn('b.miner')} as miner, ${hexColumn('b.signer')} as signer,
+  ${epochColumn('b.timestamp')} as timestamp, ${hexColumn('b.miner')} as miner, ${hexColumn('b.signer')} as signer,
   b.gas_limit::text as gas_limit, b.gas_used::text as gas_used, b.base_fee_per_gas::text as base_fee_per_gas, b.size,
   ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
   b.transaction_count, b.internal_transaction_count`

@@ -1,15 +1,27 @@
 // Hot explorer reads as named prepared statements. Through knex every request
 // is parsed and planned again, and for a page of transactions with its joins
 // planning costs PostgreSQL three times what executing does; a named
-// statement is planned once per pooled connection (PostgreSQL re-plans it by
-// itself when the schema changes). The name is derived from the SQL text, so
-// two texts never share one.
+// statement is planned once per connection (PostgreSQL re-plans it by itself
+// when the schema changes). The name is derived from the SQL text, so two
+// texts never share one.
+//
+// They run on a pool of their own (core/db/index.ts) whose sessions always
+// use a statement's generic plan. Left to choose, PostgreSQL compares the
+// generic plan's estimate with the custom plans': for a loader's
+// unnest($1::text[]) it guesses ten keys where a custom plan sees the one
+// bound, so it planned every execution anew, and planning was half the
+// database's time per GraphQL request (bench:graphql). Every statement here is
+// written to have one good plan for all values (limits are literals, a
+// busy address is compared through a sub-select). knex's own queries keep
+// PostgreSQL's choice: they bind limits, which a generic plan cannot see.
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
+import type pg from 'pg'
 
 type PgConnection = { query (config: { name: string, text: string, values: unknown[] }): Promise<{ rows: unknown[] }> }
 
 const names = new Map<string, string>()
+const pools = new WeakMap<Knex, pg.Pool>()
 
 function statementName (text: string): string {
   let name = names.get(text)
@@ -20,11 +32,20 @@ function statementName (text: string): string {
   return name
 }
 
-/** The rows of `text` (with $1, $2... placeholders) run as a named prepared statement on one of knex's pooled connections. */
+/** Prepared statements through `db` run on `pool` (its owner ends it), except inside a transaction. */
+export function usePreparedStatementPool (db: Knex, pool: pg.Pool): void {
+  pools.set(db, pool)
+}
+
+/** The rows of `text` (with $1, $2... placeholders) run as a named prepared statement. */
 export async function preparedRows<Row> (db: Knex, text: string, values: unknown[]): Promise<Row[]> {
+  const config = { name: statementName(text), text, values }
+  // A transaction's statements must run on its connection, whose session knex set up.
+  const pool = db.isTransaction === true ? undefined : pools.get(db)
+  if (pool !== undefined) return (await pool.query(config)).rows as Row[]
   const connection = await db.client.acquireConnection() as PgConnection
   try {
-    const { rows } = await connection.query({ name: statementName(text), text, values })
+    const { rows } = await connection.query(config)
     return rows as Row[]
   } finally {
     await db.client.releaseConnection(connection)

@@ -2,18 +2,19 @@
 // the order of the (block_number, transaction_index) unique index.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { preparedRows } from './prepared.ts'
 
+/** Hashes, addresses and bytes as 0x-hex text; the timestamp in epoch seconds (columns.ts says why). */
 export type TransactionRecord = {
-  hash: Buffer
+  hash: string
   block_number: number
   transaction_index: number
-  block_hash: Buffer
-  timestamp: Date
+  timestamp: number
   base_fee_per_gas: string | null
-  from: Buffer
-  to: Buffer | null
-  created_contract: Buffer | null
+  from: string
+  to: string | null
+  created_contract: string | null
   from_is_contract: boolean
   to_is_contract: boolean
   value: string
@@ -25,10 +26,10 @@ export type TransactionRecord = {
   gas_used: string
   type: number
   nonce: string
-  input: Buffer
+  input: string
   status: number
   error: string | null
-  revert_reason: Buffer | null
+  revert_reason: string | null
   has_token_transfers: boolean
   creates_token: boolean
   has_internal_error: boolean
@@ -41,15 +42,17 @@ export type TransactionRecord = {
 // 2026_11_21_6_transaction_flag_indexes). A left join to addresses instead
 // read the address row itself, twice per transaction.
 export const TRANSACTION_COLUMNS = `
-  t.hash, t.block_number, t.transaction_index, b.hash as block_hash, b.timestamp, b.base_fee_per_gas, t."from", t."to", t.created_contract,
+  ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, t.transaction_index,
+  ${epochColumn('b.timestamp')} as timestamp, b.base_fee_per_gas::text as base_fee_per_gas,
+  ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to", ${hexColumn('t.created_contract')} as created_contract,
   exists (select 1 from addresses a where a.hash = t."from" and a.contract_code is not null) as from_is_contract,
   exists (select 1 from addresses a where a.hash = coalesce(t."to", t.created_contract) and a.contract_code is not null) as to_is_contract,
   t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
-  t.gas_used::text, t.type, t.nonce::text, t.input, t.status, t.error, t.revert_reason,
+  t.gas_used::text, t.type, t.nonce::text, ${hexColumn('t.input')} as input, t.status, t.error, ${hexColumn('t.revert_reason')} as revert_reason,
   exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash) as has_token_transfers,
   exists (select 1 from tokens k where k.address = t.created_contract) as creates_token,
   exists (select 1 from internal_transactions i where i.transaction_hash = t.hash and i.error is not null and i.trace_index > 0) as has_internal_error,
-  (select max(number) from blocks) as indexed_head`
+  (select max(number) from blocks)::int as indexed_head`
 
 export const TRANSACTION_JOINS = `
   join blocks b on b.number = t.block_number`
@@ -67,19 +70,14 @@ const BY_HASH = `select ${TRANSACTION_COLUMNS} from transactions t ${TRANSACTION
 
 /** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
 export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionRecord[]> {
-  const rows = cursor === undefined
+  return cursor === undefined
     ? await preparedRows<TransactionRecord>(db, pageOf('', limit + 1), [])
     : await preparedRows<TransactionRecord>(db, pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
-  return rows.map(normaliseTransaction)
 }
 
 export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
   const [row] = await preparedRows<TransactionRecord>(db, BY_HASH, [hash])
-  return row === undefined ? undefined : normaliseTransaction(row)
-}
-
-export function normaliseTransaction (row: TransactionRecord): TransactionRecord {
-  return { ...row, block_number: Number(row.block_number), indexed_head: Number(row.indexed_head) }
+  return row
 }
 
 export type TokenTransferRecord = {

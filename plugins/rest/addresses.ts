@@ -3,7 +3,7 @@ import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord } from '../../core/queries/addresses.ts'
 import { presentTransaction } from './present-transaction.ts'
-import { addressObject, hex, timestamp, hashBytes } from './present.ts'
+import { addressObject, epochTimestamp, hex, hashBytes } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
 
@@ -111,8 +111,8 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
         ? {
             block_number: last.block_number,
             index: last.transaction_index,
-            inserted_at: timestamp(last.timestamp),
-            hash: hex(last.hash),
+            inserted_at: epochTimestamp(last.timestamp),
+            hash: last.hash,
             value: last.value,
             fee: (BigInt(last.gas_used) * BigInt(last.effective_gas_price)).toString(),
             items_count: PAGE_SIZE,

@@ -1,6 +1,6 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
 import type { TokenTransferRecord, TransactionRecord } from '../../core/queries/transactions.ts'
-import { addressObject, hex, timestamp } from './present.ts'
+import { addressObject, epochTimestamp, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 
 const ZERO_ADDRESS = '0x' + '00'.repeat(20)
@@ -15,7 +15,7 @@ function transactionTypes (tx: TransactionRecord): string[] {
   const types: string[] = []
   if (tx.has_token_transfers) types.push('token_transfer')
   if (tx.to === null) types.push(tx.creates_token ? 'token_creation' : 'contract_creation')
-  else if (tx.to_is_contract && tx.input.length > 0) types.push('contract_call')
+  else if (tx.to_is_contract && tx.input !== '0x') types.push('contract_call')
   if (BigInt(tx.value) > 0n || types.length === 0) types.push('coin_transfer')
   return types
 }
@@ -26,11 +26,11 @@ export function presentTransaction (tx: TransactionRecord, tokenTransfers: Retur
   const baseFee = tx.base_fee_per_gas === null ? null : BigInt(tx.base_fee_per_gas)
   const result = resultText(tx)
   return {
-    hash: hex(tx.hash),
+    hash: tx.hash,
     result,
     status: tx.status === 1 ? 'ok' : 'error',
     block_number: tx.block_number,
-    timestamp: timestamp(tx.timestamp),
+    timestamp: epochTimestamp(tx.timestamp),
     confirmations: Math.max(0, tx.indexed_head - tx.block_number + 1),
     confirmation_duration: [],
     from: addressObject(tx.from, tx.from_is_contract),
@@ -49,11 +49,12 @@ export function presentTransaction (tx: TransactionRecord, tokenTransfers: Retur
     type: tx.type,
     nonce: Number(tx.nonce),
     position: tx.transaction_index,
-    raw_input: hex(tx.input),
+    raw_input: tx.input,
     // Decoding needs an ABI: it comes with contract verification.
     decoded_input: null,
-    method: tx.input.length >= 4 ? hex(tx.input.subarray(0, 4)) : null,
-    revert_reason: /reverted/i.test(result) ? { raw: tx.revert_reason === null ? null : hex(tx.revert_reason) } : null,
+    // 0x and four bytes: the selector.
+    method: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
+    revert_reason: /reverted/i.test(result) ? { raw: tx.revert_reason } : null,
     token_transfers: tokenTransfers,
     token_transfers_overflow: overflow,
     transaction_types: transactionTypes(tx),

@@ -13,22 +13,28 @@ export const hashBytes = (hash: string): Buffer => Buffer.from(hash.slice(2), 'h
 // the Z make microseconds, without a regular expression per row.
 export const timestamp = (date: Date): string => date.toISOString().slice(0, -1) + '000Z'
 
+/** The same, from epoch seconds (core/queries/columns.ts's epochColumn). */
+export const epochTimestamp = (seconds: number): string => timestamp(new Date(seconds * 1000))
+
+/** An address as stored (bytes) or as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
+const addressKey = (address: Buffer | string): string => typeof address === 'string' ? address.slice(2) : address.toString('hex')
+
 // EIP-55 costs a keccak per address, and the same addresses recur on every
 // page: without this cache checksumming is a third of a transaction page's CPU.
 const CHECKSUM_CACHE_MAX = 100_000
 const checksums = new Map<string, string>()
 
 /** The EIP-55 checksummed form of a 20-byte address. */
-export function checksumAddress (bytes: Buffer): string {
-  const key = bytes.toString('hex')
-  let address = checksums.get(key)
-  if (address === undefined) {
+export function checksumAddress (address: Buffer | string): string {
+  const key = addressKey(address)
+  let checksummed = checksums.get(key)
+  if (checksummed === undefined) {
     // Dropping everything at the cap keeps the cache bounded at no bookkeeping cost per hit.
     if (checksums.size >= CHECKSUM_CACHE_MAX) checksums.clear()
-    address = getAddress(`0x${key}`)
-    checksums.set(key, address)
+    checksummed = getAddress(`0x${key}`)
+    checksums.set(key, checksummed)
   }
-  return address
+  return checksummed
 }
 
 // Address objects are built once per address and shown frozen: a page of 50
@@ -58,8 +64,8 @@ function buildAddressObject (hash: string, isContract: boolean) {
 }
 
 /** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
-export function addressObject (bytes: Buffer, isContract: boolean): AddressObject {
-  const key = bytes.toString('hex')
+export function addressObject (address: Buffer | string, isContract: boolean): AddressObject {
+  const key = addressKey(address)
   let entry = addressObjects.get(key)
   if (entry === undefined) {
     if (addressObjects.size >= CHECKSUM_CACHE_MAX) addressObjects.clear()
@@ -67,7 +73,7 @@ export function addressObject (bytes: Buffer, isContract: boolean): AddressObjec
     addressObjects.set(key, entry)
   }
   const side = isContract ? 'contract' : 'plain'
-  return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(bytes), isContract)))
+  return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(address), isContract)))
 }
 
 /** EIP-1559 elasticity: the gas target is half the limit. */

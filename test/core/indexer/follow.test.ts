@@ -27,10 +27,15 @@ t.test('createIndexer() indexes a new block on its newHeads notification, not at
   await new Promise((resolve) => setTimeout(resolve, 300)) // idle, waiting on the socket
   const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
+  // Listening before sending: the indexer may announce the block before the receipt poll sees it.
+  const announced = new Map<number, number>()
+  const onBlocks = (batch: Array<{ block: { number: number } }>): void => { for (const b of batch) announced.set(b.block.number, Date.now()) }
+  indexer.on('blocks', onBlocks)
+  t.teardown(() => { indexer.off('blocks', onBlocks) })
   const sent = await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: Wallet.createRandom().address, value: 1n })
   const receipt = await waitForReceipt(provider, sent.hash)
-  const sealedAt = Date.now()
-  const [batch] = await once(indexer, 'blocks')
-  t.equal(batch[0].block.number, receipt!.blockNumber)
-  t.ok(Date.now() - sealedAt < 2000, `indexed ${Date.now() - sealedAt} ms after the receipt`)
+  const receivedAt = Date.now()
+  while (!announced.has(receipt!.blockNumber)) await once(indexer, 'blocks')
+  const at = announced.get(receipt!.blockNumber)!
+  t.ok(at - receivedAt < 2000, `indexed ${at - receivedAt} ms after the receipt (negative: before the receipt poll saw it)`)
 })

@@ -1,10 +1,14 @@
-// Named prepared statements over knex's pool: rows come back, each text has
-// its own statement, PostgreSQL keeps one plan for it, and inside a knex
-// transaction the statement runs on the transaction's connection.
+// Named prepared statements: rows come back, each text has its own
+// statement, PostgreSQL keeps one plan for it, and inside a knex transaction
+// the statement runs on the transaction's connection. Through a database
+// from openDatabase they run on its prepared-statement pool, whose sessions
+// take the generic plan even where PostgreSQL would plan every execution.
 import t from 'tap'
 import knex from 'knex'
+import pino from 'pino'
+import { openDatabase } from '../../../core/db/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { preparedRows } from '../../../core/queries/prepared.ts'
+import { preparedRaw, preparedRows } from '../../../core/queries/prepared.ts'
 
 const url = await createTestDatabase(t)
 // One connection: the statements of every call below meet on it.
@@ -42,4 +46,29 @@ t.test('inside a transaction it sees the transaction\'s own writes', async (t) =
 t.test('an error reaches the caller and the connection goes back to the pool', async (t) => {
   await t.rejects(preparedRows(db, 'select n from numbers where n = $1', ['not a number']), /invalid input syntax/)
   t.same(await preparedRows(db, 'select n from numbers where n = $1', [9]), [{ n: 9 }], 'the only connection is free again')
+})
+
+t.test('through openDatabase: the generic plan every time, where PostgreSQL alone re-plans each execution', async (t) => {
+  // One connection per pool: the statistics read below are the session's that ran the statement.
+  const database = await openDatabase({ url, dataDir: '.', log: pino({ level: 'silent' }), poolMax: 1 })
+  t.teardown(database.close)
+  // A loader's shape: keys as an array. Unbound, PostgreSQL guesses ten keys; bound, it sees one,
+  // so left to choose it keeps planning anew.
+  const text = 'select n from unnest(?::int[]) k(key) join numbers on n = key order by n'
+  const plans = async (db: typeof database.knex, run: (v: number) => Promise<unknown>) => {
+    for (let i = 0; i < 20; i++) t.same(await run(i + 1), [{ n: i + 1 }])
+    const native = db.raw(text, [[1]]).toSQL().toNative().sql
+    const [row] = await preparedRows<{ generic: number, custom: number }>(db,
+      'select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = $1', [native])
+    return row
+  }
+  t.same(await plans(database.knex, async (v) => await preparedRaw(database.knex, text, [[v]])), { generic: 20, custom: 0 }, 'the pool: generic plans only')
+  t.same(await plans(db, async (v) => await preparedRaw(db, text, [[v]])), { generic: 0, custom: 20 },
+    'a plain knex connection (PostgreSQL choosing): a custom plan per execution; the statement this pool exists for')
+  t.same(await preparedRows(database.knex, 'select n from numbers where n = $1', [3]), [{ n: 3 }])
+  await database.knex.transaction(async (trx) => {
+    await trx.raw('insert into numbers values (6000)')
+    t.same(await preparedRows(trx, 'select n from numbers where n = $1', [6000]), [{ n: 6000 }], 'a transaction still runs its statements on its own connection')
+    await trx.rollback()
+  }).catch(() => {})
 })
