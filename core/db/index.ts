@@ -43,13 +43,17 @@ export async function openDatabase ({ url, dataDir, log, poolMax = POOL_MAX }: D
   }
   const prepared = new pg.Pool({ connectionString: connection, max: poolMax, options: PREPARED_SESSION_OPTIONS })
   // An idle connection that fails (the server restarted, say) is dropped from the pool; unheard, the error would end the process.
-  prepared.on('error', (err) => log.warn({ err: err.message }, 'an idle database connection failed'))
+  // pool.end() resolves once it has asked its connections to end, not when they have: an embedded server stopped
+  // right after ends them first, which is no failure.
+  let closing = false
+  prepared.on('error', (err) => { if (!closing) log.warn({ err: err.message }, 'an idle database connection failed') })
   usePreparedStatementPool(db, prepared)
   return {
     knex: db,
     url: connection,
     embedded,
     async close () {
+      closing = true
       await prepared.end()
       await db.destroy()
       await embedded?.stop()

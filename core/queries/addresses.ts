@@ -60,11 +60,13 @@ export async function listAddressTransactions (db: Knex, hash: Buffer, filter: A
 // plan instead of being planned again on every request.
 function addressPage (sides: string[], after: boolean): string {
   const limit = PAGE_SIZE + 1
-  const side = (column: string) => `(select hash, block_number, transaction_index from transactions
+  // Whole rows from each side: its index scan reads the heap row anyway, and
+  // picking hashes to look up again cost a primary-key descent per transaction.
+  const side = (column: string) => `(select * from transactions
     where ${column} = (select $1::bytea) ${after ? 'and (block_number, transaction_index) < ($2, $3)' : ''} order by block_number desc, transaction_index desc limit ${limit})`
   return `select ${TRANSACTION_COLUMNS} from (
-      select distinct on (block_number, transaction_index) hash from (${sides.map(side).join(' union all ')}) s
+      select distinct on (block_number, transaction_index) * from (${sides.map(side).join(' union all ')}) s
       order by block_number desc, transaction_index desc limit ${limit}
-    ) picked join transactions t on t.hash = picked.hash ${TRANSACTION_JOINS}
+    ) t ${TRANSACTION_JOINS}
     order by t.block_number desc, t.transaction_index desc`
 }

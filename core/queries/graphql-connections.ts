@@ -41,12 +41,10 @@ function mergedSides (table: string, columns: string, sides: string[], key: stri
 /** Where the address is the sender, the recipient or the created contract. */
 export async function listAddressTransactions (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<GraphqlTransaction>>> {
   return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => {
-    const picked = mergedSides('transactions', 'hash, block_number, transaction_index', ['"from"', '"to"', 'created_contract'], ADDRESS_TRANSACTION_KEY, k)
-    return {
-      sql: `select ${TRANSACTION_COLUMNS} from (${picked.sql}) picked
-        join transactions t on t.hash = picked.hash join blocks b on b.number = t.block_number`,
-      bindings: picked.bindings
-    }
+    // Whole rows from each side: the side's index scan reads the heap row anyway, and
+    // picking hashes to look up again cost a primary-key descent per transaction.
+    const picked = mergedSides('transactions', '*', ['"from"', '"to"', 'created_contract'], ADDRESS_TRANSACTION_KEY, k)
+    return { sql: `select ${TRANSACTION_COLUMNS} from (${picked.sql}) t join blocks b on b.number = t.block_number`, bindings: picked.bindings }
   })
 }
 

@@ -28,9 +28,29 @@ const blockscoutCost: ComplexityEstimator = ({ field, args, childComplexity }) =
   return 1 + childComplexity
 }
 
+// A cost is a walk of the whole operation with its types, run before every
+// execution. mercurius keeps one parsed document per query text, so the cost
+// is kept per document and variables: a client repeating its query (an
+// explorer page polling) is counted once. Bounded per document, dropped with it.
+const COSTS_PER_DOCUMENT = 64
+const costs = new WeakMap<DocumentNode, Map<string, number>>()
+
+function costOf (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): number {
+  const key = JSON.stringify(variables)
+  let known = costs.get(document)
+  if (known === undefined) costs.set(document, (known = new Map()))
+  let cost = known.get(key)
+  if (cost === undefined) {
+    cost = getComplexity({ schema, query: document, variables, estimators: [blockscoutCost] })
+    if (known.size >= COSTS_PER_DOCUMENT) known.clear()
+    known.set(key, cost)
+  }
+  return cost
+}
+
 /** Throws the error to answer when the operation costs more than `maxComplexity`. */
 export function checkComplexity (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, maxComplexity: number): void {
-  const complexity = getComplexity({ schema, query: document, variables: variables ?? {}, estimators: [blockscoutCost] })
+  const complexity = costOf(schema, document, variables ?? {})
   if (complexity > maxComplexity) {
     throw userError(`Operation is too complex: complexity is ${complexity} and maximum is ${maxComplexity}`, ERROR_CODES.TOO_COMPLEX)
   }

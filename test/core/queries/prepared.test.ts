@@ -72,3 +72,14 @@ t.test('through openDatabase: the generic plan every time, where PostgreSQL alon
     await trx.rollback()
   }).catch(() => {})
 })
+
+t.test('through openDatabase: an idle connection the server ends is dropped, and the next statement gets a new one', async (t) => {
+  const database = await openDatabase({ url, dataDir: '.', log: pino({ level: 'silent' }), poolMax: 1 })
+  t.teardown(database.close)
+  const pid = (await preparedRows<{ pid: number }>(database.knex, 'select pg_backend_pid() as pid', []))[0]!.pid
+  // From another session, as a server restart or an operator would; unheard, the pool's error would end this process.
+  await db.raw('select pg_terminate_backend(?)', [pid])
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const [after] = await preparedRows<{ pid: number }>(database.knex, 'select pg_backend_pid() as pid', [])
+  t.not(after!.pid, pid, 'a new connection')
+})

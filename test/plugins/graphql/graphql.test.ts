@@ -296,6 +296,14 @@ t.test('bad input: a malformed hash, too deep, too costly, bad pages, batches', 
   const costly = await gql(`{ address(hash: "${address}") { transactions(first: 100) { edges { node { internalTransactions(first: 100) {
     edges { node { index } } } } } } } }`)
   t.match(costly.body, { data: null, errors: [{ message: /^Operation is too complex: complexity is \d+ and maximum is 2500$/, extensions: { code: 'QUERY_TOO_COMPLEX' } }] })
+  // One query text, its cost set by its variables: each request is judged by its own (costs are kept per document and variables).
+  const byVariables = `query ($n: Int) { address(hash: "${address}") { transactions(first: $n) { edges { node { internalTransactions(first: $n) {
+    edges { node { index } } } } } } } }`
+  for (const [n, tooCostly] of [[2, false], [100, true], [2, false], [100, true]] as const) {
+    const answer = await gql(byVariables, { n })
+    if (tooCostly) t.match(answer.body, { data: null, errors: [{ message: /^Operation is too complex: complexity is 30201 and maximum is 2500$/ }] }, `first: ${n}`)
+    else t.notOk(answer.body.errors, `first: ${n} is allowed`)
+  }
 
   const cases: Array<[string, RegExp]> = [
     ['transactions { edges { cursor } }', /You must either supply `:first` or `:last`/],
