@@ -7,7 +7,7 @@ import { finished } from 'node:stream/promises'
 import type { Knex } from 'knex'
 import { from as copyFrom } from 'pg-copy-streams'
 
-export type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'text' | 'timestamptz' | 'integer[]'
+export type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'boolean' | 'text' | 'timestamptz' | 'integer[]'
 export type Columns<Row> = Array<[keyof Row & string, ColumnType]>
 
 const MS_PER_S = 1000
@@ -25,6 +25,7 @@ const FIELD: Record<ColumnType, (v: unknown) => string> = {
   integer: String,
   smallint: String,
   numeric: String,
+  boolean: (v) => v === true ? 't' : 'f',
   text: (v) => (v as string).replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c]!),
   // Rows carry seconds since the epoch.
   timestamptz: (v) => new Date(Number(v) * MS_PER_S).toISOString(),

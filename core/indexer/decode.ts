@@ -14,6 +14,9 @@ const lower = <T extends Hex | null | undefined>(hex: T): T => (hex?.toLowerCase
 export function decodeBlockBundle ({ block, receipts, traces, signer }: BlockBundle): BlockRows {
   const number = num(block.number)
   const receiptByHash = new Map(receipts.map((r) => [r.transactionHash, r]))
+  const logs = receipts.flatMap(decodeLogs)
+  const tokenTransfers = decodeTokenTransfers(logs)
+  const movesTokens = new Set(tokenTransfers.map((t) => t.transaction_hash))
   const transactions = block.transactions.map((tx): TransactionRow => {
     const receipt = receiptByHash.get(tx.hash)
     if (receipt === undefined) throw new Error(`block ${number}: no receipt for ${tx.hash}`)
@@ -38,10 +41,10 @@ export function decodeBlockBundle ({ block, receipts, traces, signer }: BlockBun
       effective_gas_price: dec(receipt.effectiveGasPrice),
       created_contract: lower(receipt.contractAddress ?? null),
       error: num(receipt.status) === 1 ? null : (trace?.error ?? 'execution reverted'),
-      revert_reason: num(receipt.status) === 1 ? null : revertData(trace)
+      revert_reason: num(receipt.status) === 1 ? null : revertData(trace),
+      has_token_transfers: movesTokens.has(tx.hash)
     }
   })
-  const logs = receipts.flatMap(decodeLogs)
   const internalTransactions = block.transactions.flatMap((tx, i) => {
     const frame = traces[i]?.result
     return frame === undefined ? [] : flattenCallFrames(frame, number, i, tx.hash)
@@ -68,7 +71,7 @@ export function decodeBlockBundle ({ block, receipts, traces, signer }: BlockBun
     transactions,
     logs,
     internalTransactions,
-    tokenTransfers: decodeTokenTransfers(logs),
+    tokenTransfers,
     state: { coinBalances: [], contracts: [] },
     tokens: []
   }

@@ -18,7 +18,7 @@ const TRANSACTION_COLUMNS: Columns<TransactionRow> = [
   ['value', 'numeric'], ['gas', 'bigint'], ['gas_price', 'numeric'], ['max_fee_per_gas', 'numeric'],
   ['max_priority_fee_per_gas', 'numeric'], ['type', 'smallint'], ['nonce', 'bigint'], ['input', 'bytea'], ['status', 'smallint'],
   ['gas_used', 'bigint'], ['cumulative_gas_used', 'bigint'], ['effective_gas_price', 'numeric'], ['created_contract', 'bytea'],
-  ['error', 'text'], ['revert_reason', 'bytea']
+  ['error', 'text'], ['revert_reason', 'bytea'], ['has_token_transfers', 'boolean']
 ]
 const LOG_COLUMNS: Columns<LogRow> = [
   ['block_number', 'bigint'], ['log_index', 'integer'], ['transaction_hash', 'bytea'], ['transaction_index', 'integer'],
@@ -54,6 +54,7 @@ const TRANSPORT: Record<ColumnType, { array: string, select: (c: string) => stri
   integer: { array: 'integer[]', select: (c) => `t.${c}`, element: String },
   smallint: { array: 'smallint[]', select: (c) => `t.${c}`, element: String },
   numeric: { array: 'numeric[]', select: (c) => `t.${c}`, element: String },
+  boolean: { array: 'boolean[]', select: (c) => `t.${c}`, element: (v) => v === true ? 't' : 'f' },
   text: { array: 'text[]', select: (c) => `t.${c}`, element: (v) => quote(v as string) },
   timestamptz: { array: 'bigint[]', select: (c) => `to_timestamp(t.${c})`, element: String },
   // Ragged arrays cannot be unnested as a 2-D array: each travels as an array literal.

@@ -131,6 +131,8 @@ export type TransactionRow = {
   created_contract: Hex | null
   error: string | null
   revert_reason: Hex | null
+  /** Some log of it decoded as a token transfer (decode.ts). */
+  has_token_transfers: boolean
 }
 
 export type LogRow = {

@@ -16,7 +16,7 @@ export async function findBlockNumber (db: Knex, key: BlockKey): Promise<number 
 export type TransactionType = 'coin_transfer' | 'contract_call' | 'contract_creation' | 'token_transfer' | 'token_creation'
 
 // The same rules as transaction_types in plugins/rest/present-transaction.ts, as SQL over `t`.
-const HAS_TOKEN_TRANSFERS = 'exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash)'
+const HAS_TOKEN_TRANSFERS = 't.has_token_transfers'
 const CREATES_TOKEN = 'exists (select 1 from tokens k where k.address = t.created_contract)'
 const CALLS_CONTRACT = `(t."to" is not null and octet_length(t.input) > 0
   and exists (select 1 from addresses a where a.hash = t."to" and a.contract_code is not null))`

@@ -39,7 +39,7 @@ export const TRANSACTION_COLUMNS = `${hexColumn('t.hash')} as hash, t.block_numb
   t.max_priority_fee_per_gas::text as max_priority_fee_per_gas, t.type, t.nonce::text as nonce, ${hexColumn('t.input')} as input,
   t.status, t.gas_used::text as gas_used, t.cumulative_gas_used::text as cumulative_gas_used,
   t.effective_gas_price::text as effective_gas_price, ${hexColumn('t.created_contract')} as created_contract, t.error,
-  ${hexColumn('t.revert_reason')} as revert_reason`
+  ${hexColumn('t.revert_reason')} as revert_reason, t.has_token_transfers`
 
 export const TOKEN_TRANSFER_COLUMNS = `block_number::int as block_number, log_index, batch_index, ${hexColumn('transaction_hash')} as transaction_hash,
   transaction_index, ${hexColumn('token_address')} as token_address, token_type, ${hexColumn('"from"')} as "from", ${hexColumn('"to"')} as "to",

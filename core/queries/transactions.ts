@@ -40,7 +40,8 @@ export type TransactionRecord = {
 // contract flags the partial index of addresses with code, the internal-error
 // flag the partial index of failed inner frames (migration
 // 2026_11_21_6_transaction_flag_indexes). A left join to addresses instead
-// read the address row itself, twice per transaction.
+// read the address row itself, twice per transaction. Whether it moved tokens
+// is kept on the row (migration 2026_11_21_7_transaction_token_transfer_flag).
 export const TRANSACTION_COLUMNS = `
   ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, t.transaction_index,
   ${epochColumn('b.timestamp')} as timestamp, b.base_fee_per_gas::text as base_fee_per_gas,
@@ -49,7 +50,7 @@ export const TRANSACTION_COLUMNS = `
   exists (select 1 from addresses a where a.hash = coalesce(t."to", t.created_contract) and a.contract_code is not null) as to_is_contract,
   t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
   t.gas_used::text, t.type, t.nonce::text, ${hexColumn('t.input')} as input, t.status, t.error, ${hexColumn('t.revert_reason')} as revert_reason,
-  exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash) as has_token_transfers,
+  t.has_token_transfers,
   exists (select 1 from tokens k where k.address = t.created_contract) as creates_token,
   exists (select 1 from internal_transactions i where i.transaction_hash = t.hash and i.error is not null and i.trace_index > 0) as has_internal_error,
   (select max(number) from blocks)::int as indexed_head`

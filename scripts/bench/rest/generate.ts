@@ -128,6 +128,7 @@ function generateTransaction (n: number, index: number, shape: ChainShape, rows:
   let value = String(BigInt(r) * 10n ** 9n)
   let gasUsed = TRANSFER_GAS
   let created: Hex | null = null
+  let movesTokens = false
   const status = sequence % FAIL_EVERY === FAIL_EVERY - 1 ? 0 : 1
   if (n === 1 && index === 0) {
     from = DEPLOYER
@@ -139,6 +140,7 @@ function generateTransaction (n: number, index: number, shape: ChainShape, rows:
     rows.state.contracts.push({ address: TOKEN_ADDRESS, code: '0x6080604052', creation_transaction: hash, creator: DEPLOYER, block_number: 1 })
     rows.tokens.push({ address: TOKEN_ADDRESS, type: 'ERC-20', name: 'Bench Token', symbol: 'BNCH', decimals: 18, total_supply: String(TOKEN_SUPPLY), first_block: 1, updated_block: 1 })
     addTokenTransfer(rows, n, index, hash, ZERO, DEPLOYER, TOKEN_SUPPLY)
+    movesTokens = true
   } else if (sequence % TOKEN_EVERY === 5 && status === 1) {
     const receiver = pick(3)
     const amount = BigInt(r % 1000 + 1)
@@ -148,6 +150,7 @@ function generateTransaction (n: number, index: number, shape: ChainShape, rows:
     gasUsed = TOKEN_TRANSFER_GAS
     input = `0x${TRANSFER_SELECTOR}${pad32(receiver)}${pad32(amount.toString(16))}`
     addTokenTransfer(rows, n, index, hash, DEPLOYER, receiver, amount)
+    movesTokens = true
   }
   return {
     hash,
@@ -169,7 +172,8 @@ function generateTransaction (n: number, index: number, shape: ChainShape, rows:
     effective_gas_price: String(BASE_FEE + TIP),
     created_contract: created,
     error: status === 0 ? 'execution reverted' : null,
-    revert_reason: null
+    revert_reason: null,
+    has_token_transfers: movesTokens
   }
 }
 

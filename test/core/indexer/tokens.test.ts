@@ -61,6 +61,13 @@ t.test('token transfers are decoded for ERC-20, ERC-721 and ERC-1155', async (t)
   ], 'a batch transfer gives one row per id')
 })
 
+t.test('a transaction is marked as moving tokens exactly when token transfers were decoded from its logs', async (t) => {
+  const { rows } = await db.raw(`select t.has_token_transfers as flagged,
+    exists (select 1 from token_transfers tt where tt.transaction_hash = t.hash) as moved from transactions t`)
+  t.ok(rows.some((r: { flagged: boolean }) => r.flagged) && rows.some((r: { flagged: boolean }) => !r.flagged), 'the chain has both kinds')
+  t.same(rows.filter((r: { flagged: boolean, moved: boolean }) => r.flagged !== r.moved), [])
+})
+
 t.test('tokens carry what their contracts answer', async (t) => {
   const token = async (c: Contract) => await db('tokens').where('address', bytes(await c.getAddress())).first()
   t.match(await token(erc20), { type: 'ERC-20', name: 'Fungible', symbol: 'FUN', decimals: 18, total_supply: '1000', holder_count: 3 })
