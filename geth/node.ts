@@ -1,7 +1,7 @@
 // The node the gateway talks to: our own supervised Geth in DATA_DIR, or an
 // already running one at GETH_RPC_URL.
 import { pathExists } from '../core/fs/path-exists.ts'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { Logger } from '../core/logger.ts'
@@ -15,6 +15,7 @@ import { loadOrCreateNodeKeys, type NodeKeys } from './keys.ts'
 import { PREIMAGE_ARGS, buildGethArgs } from './args.ts'
 import { createGethSupervisor, type GethSupervisor } from './supervisor.ts'
 import { waitForRpc } from './ready.ts'
+import { startSealerWatchdog, type SealerWatchdog } from './sealer-watchdog.ts'
 
 const EXTERNAL_READY_TIMEOUT_MS = 30_000
 
@@ -48,6 +49,9 @@ export async function createGethNode ({ config, log }: GethNodeOptions): Promise
     gethDir,
     env: gethEnv(config)
   })
+  // The chain's own period, from the genesis it was initialised with (CLIQUE_PERIOD applies on first start only).
+  const period = await readCliquePeriod(join(config.dataDir, 'genesis.json'))
+  let watchdog: SealerWatchdog | undefined
   return {
     rpc,
     wsUrl: `ws://127.0.0.1:${wsPort}`,
@@ -56,8 +60,11 @@ export async function createGethNode ({ config, log }: GethNodeOptions): Promise
     async start () {
       await supervisor.start()
       await checkChainId(rpc, config.chainId)
+      if (period === 0) watchdog ??= startSealerWatchdog({ rpc, log })
     },
     async stop () {
+      watchdog?.stop()
+      watchdog = undefined
       await supervisor.stop()
       await rpc.close()
     }
@@ -105,6 +112,16 @@ async function initialiseChain ({ config, bin, gethDir, keys, log }: InitOptions
   const result = await execa(bin, ['init', ...PREIMAGE_ARGS, '--datadir', gethDir, genesisFile], { reject: false, all: true, extendEnv: false, env: gethEnv(config) })
   if (result.exitCode !== 0) throw new GethStartFailedError(`geth init failed: ${String(result.all).slice(-2000)}`)
   log.info({ chain_id: config.chainId, signer: keys.signer, faucet: keys.faucet.address, clique_period_s: config.geth.cliquePeriod }, 'genesis written and chain initialised')
+}
+
+/** The clique period of the genesis file; undefined when there is none to read. */
+async function readCliquePeriod (genesisFile: string): Promise<number | undefined> {
+  try {
+    const genesis = JSON.parse(await readFile(genesisFile, 'utf8')) as { config?: { clique?: { period?: number } } }
+    return genesis.config?.clique?.period
+  } catch {
+    return undefined
+  }
 }
 
 /** Geth reads GETH_* variables as flags: it gets PATH and HOME only. */

@@ -73,6 +73,17 @@ t.test('the sealer can be restarted through the private miner API and seals agai
   t.equal((await node.rpc.call<string>('clique_getSigner', [blockHash])).toLowerCase(), node.keys!.signer.toLowerCase())
 })
 
+t.test('a period-0 sealer stopped with a transaction pending is restarted by the watchdog, which seals it', async (t) => {
+  // What go-ethereum#21189 leaves behind, made on purpose: a sealer that does not seal while a transaction waits.
+  await node.rpc.call('miner_stop', [])
+  t.equal(await node.rpc.call<boolean>('eth_mining', []), false)
+  const started = Date.now()
+  const { blockNumber } = await sendTransfer(node)
+  t.ok(Date.now() - started < 15_000, `sealed ${Date.now() - started} ms after sending (the watchdog looks every 2 s)`)
+  t.ok(blockNumber > 0)
+  t.equal(await node.rpc.call<boolean>('eth_mining', []), true, 'mining again')
+})
+
 t.test('a restart keeps the chain, the keys and the genesis', async (t) => {
   const { blockNumber, blockHash } = await sendTransfer(node)
   const genesisText = await readFile(join(config.dataDir, 'genesis.json'), 'utf8')

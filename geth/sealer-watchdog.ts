@@ -1,0 +1,45 @@
+// A clique sealer with period 0 seals a block as soon as a transaction is
+// pending, but it can stop doing so with transactions still pending
+// (go-ethereum#21189): they then wait until the next transaction arrives, or
+// forever. This watchdog looks every few seconds and, when transactions were
+// pending at two looks in a row with no new block between them, stops and
+// starts the miner, which makes it seal what is pending. Geth down or
+// restarting is not its business: a failed look is skipped.
+import type { Logger } from '../core/logger.ts'
+import type { RpcClient } from '../core/rpc/client.ts'
+
+const DEFAULT_INTERVAL_MS = 2000
+
+export type SealerWatchdog = { stop (): void }
+
+type Look = { pending: number, head: number }
+
+export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_MS }: { rpc: RpcClient, log: Logger, intervalMs?: number }): SealerWatchdog {
+  let last: Look | undefined
+  let looking = false
+  const look = async (): Promise<void> => {
+    if (looking) return
+    looking = true
+    try {
+      const [status, head] = await rpc.batch<string | { pending: string }>([
+        { method: 'txpool_status', params: [] },
+        { method: 'eth_blockNumber', params: [] }
+      ])
+      const now = { pending: Number((status as { pending: string }).pending), head: Number(head as string) }
+      if (last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head) {
+        log.warn({ pending: now.pending, head: now.head, stalled_ms: intervalMs }, 'clique sealer stalled with transactions pending (go-ethereum#21189): restarting it')
+        await rpc.call('miner_stop', [])
+        await rpc.call('miner_start', [])
+      }
+      last = now
+    } catch (err) {
+      last = undefined
+      log.debug({ err: (err as Error).message }, 'sealer watchdog: the node did not answer')
+    } finally {
+      looking = false
+    }
+  }
+  const timer = setInterval(() => { void look() }, intervalMs)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
