@@ -39,7 +39,8 @@ export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_M
       looking = false
     }
   }
-  const timer = setInterval(() => { void look() }, intervalMs)
+  // look() catches everything itself.
+  const timer = setInterval(() => { look().catch(() => {}) }, intervalMs)
   timer.unref()
   return { stop: () => clearInterval(timer) }
 }
