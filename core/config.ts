@@ -41,6 +41,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   GRAPHQL_ENABLED: { type: 'boolean', default: true, description: 'Serve the GraphQL API, its subscriptions and GraphiQL; false answers 404 there and loads nothing of GraphQL.' },
   GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
   GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' },
+  GRAPHQL_SUBSCRIPTION_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Events a GraphQL subscription may have waiting to be sent; a subscriber further behind has its subscription ended.' },
   INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
@@ -74,6 +75,7 @@ export type Config = Readonly<{
     enabled: boolean
     maxDepth: number
     maxComplexity: number
+    subscriptionMaxQueued: number
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
@@ -147,7 +149,8 @@ export function loadConfig (env: Env = process.env): Config {
     graphql: {
       enabled: v.GRAPHQL_ENABLED,
       maxDepth: v.GRAPHQL_MAX_DEPTH,
-      maxComplexity: v.GRAPHQL_MAX_COMPLEXITY
+      maxComplexity: v.GRAPHQL_MAX_COMPLEXITY,
+      subscriptionMaxQueued: v.GRAPHQL_SUBSCRIPTION_MAX_QUEUED
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS

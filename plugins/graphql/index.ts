@@ -7,6 +7,7 @@ import type { Config } from '../../core/config.ts'
 import { SCALARS } from './scalars.ts'
 import { camelCaseDocument } from './spelling.ts'
 import { checkComplexity, depthLimitRule } from './limits.ts'
+import { createBoundedPubSub } from './pubsub.ts'
 import { ERROR_CODES, formatErrors, userError } from './errors.ts'
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
@@ -56,7 +57,7 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
   }
 
   await app.register(async (scope) => {
-    await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false } })
+    await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }) } })
     limits(scope)
     // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here.
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context) => {

@@ -3,7 +3,8 @@
 // so there is no node and no indexer: the GraphQL plugin's `geth` and `indexer`
 // dependencies are met by a client pointed at no node (only Transaction.r/s/v
 // would call it, and the benchmark's query does not ask for them) and an
-// emitter that never fires (subscriptions are not measured).
+// emitter that never fires (subscriptions are not measured). The slow-subscriber
+// test (test/plugins/graphql) fires that emitter itself.
 import { EventEmitter } from 'node:events'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
