@@ -3,12 +3,17 @@
 // (go-ethereum#21189): they then wait until the next transaction arrives, or
 // forever. This watchdog looks every few seconds and, when transactions were
 // pending at two looks in a row with no new block between them, stops and
-// starts the miner, which makes it seal what is pending. Geth down or
-// restarting is not its business: a failed look is skipped.
+// starts the miner, which makes it seal what is pending. A pending
+// transaction no block can take (a fee cap under the base fee, which on an
+// idle period-0 chain never falls) looks the same, and restarting does not
+// help it: while the head stands still, each further restart waits twice as
+// long as the one before (up to 5 minutes). Geth down or restarting is not
+// its business: a failed look is skipped.
 import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
 
 const DEFAULT_INTERVAL_MS = 2000
+const MAX_BACKOFF_MS = 5 * 60_000
 
 export type SealerWatchdog = { stop (): void }
 
@@ -17,6 +22,9 @@ type Look = { pending: number, head: number }
 export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_MS }: { rpc: RpcClient, log: Logger, intervalMs?: number }): SealerWatchdog {
   let last: Look | undefined
   let looking = false
+  // Restarts since the head last moved, and when the next one may come.
+  let restarts = 0
+  let nextRestartAt = 0
   const look = async (): Promise<void> => {
     if (looking) return
     looking = true
@@ -26,10 +34,14 @@ export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_M
         { method: 'eth_blockNumber', params: [] }
       ])
       const now = { pending: Number((status as { pending: string }).pending), head: Number(head as string) }
-      if (last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head) {
-        log.warn({ pending: now.pending, head: now.head, stalled_ms: intervalMs }, 'clique sealer stalled with transactions pending (go-ethereum#21189): restarting it')
+      if (last !== undefined && now.head !== last.head) [restarts, nextRestartAt] = [0, 0]
+      const stalled = last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head
+      if (stalled && Date.now() >= nextRestartAt) {
+        log.warn({ pending: now.pending, head: now.head, restarts }, 'clique sealer stalled with transactions pending (go-ethereum#21189): restarting it')
         await rpc.call('miner_stop', [])
         await rpc.call('miner_start', [])
+        restarts++
+        nextRestartAt = Date.now() + Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** restarts)
       }
       last = now
     } catch (err) {

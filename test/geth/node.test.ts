@@ -12,7 +12,14 @@ import { restartSealing } from '../support/blocks.ts'
 
 const chain = await createTestChainFiles(t)
 const config = loadConfig({ ...process.env, ...chain.env })
-const log = pino({ level: config.logLevel })
+// The watchdog's restarts, counted from its warnings; every line still goes to stdout.
+const restarts: number[] = []
+const log = pino({ level: config.logLevel }, {
+  write (line: string) {
+    if (line.includes('clique sealer stalled')) restarts.push(Date.now())
+    process.stdout.write(line)
+  }
+})
 
 async function startNode (): Promise<GethNode> {
   const node = await createGethNode({ config, log })
@@ -82,6 +89,24 @@ t.test('a period-0 sealer stopped with a transaction pending is restarted by the
   t.ok(Date.now() - started < 15_000, `sealed ${Date.now() - started} ms after sending (the watchdog looks every 2 s)`)
   t.ok(blockNumber > 0)
   t.equal(await node.rpc.call<boolean>('eth_mining', []), true, 'mining again')
+})
+
+t.test('a pending transaction no block can take does not make the watchdog restart the sealer at every look', async (t) => {
+  const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  const funder = new Wallet(chain.account.privateKey, provider)
+  const stuck = Wallet.createRandom().connect(provider)
+  await waitForReceipt(provider, (await funder.sendTransaction({ to: stuck.address, value: 10n ** 18n })).hash)
+  // A fee cap of 2 wei under a base fee of about a gwei: the pool keeps it pending, no block takes it.
+  await stuck.sendTransaction({ to: funder.address, value: 1n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 21000n })
+  const from = Date.now()
+  await new Promise((resolve) => setTimeout(resolve, 15_000))
+  const seen = restarts.filter((at) => at >= from)
+  // Looks every 2 s: restarts at about 2 to 4 s, then 4 s and 8 s after that; without the backoff, one a look (7).
+  t.ok(seen.length >= 1 && seen.length <= 3, `${seen.length} restarts in 15 s`)
+  // Other transactions are still sealed.
+  const { blockNumber } = await sendTransfer(node)
+  t.ok(blockNumber > 0)
 })
 
 t.test('a restart keeps the chain, the keys and the genesis', async (t) => {
