@@ -13,11 +13,11 @@ export type GraphqlBlock = Omit<BlockRow, 'extra_data'>
 
 export type GraphqlTransaction = TransactionRow & { block_hash: Hex }
 
+/** Without its code: a contract's code, up to 24 KiB, is read only when asked for (findContractCodes). */
 export type GraphqlAddress = {
   hash: Hex
   coin_balance: string
   balance_block: number | null
-  contract_code: Hex | null
   nonce: number | null
   gas_used: string
   transaction_count: string
@@ -71,10 +71,17 @@ export async function findTransactionsByHash (db: Knex, hashes: readonly string[
 
 export async function findAddressesByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
   const rows = await preparedRaw(db, `select ${hexColumn('a.hash')} as hash, a.coin_balance::text as coin_balance, a.balance_block::int as balance_block,
-      ${hexColumn('a.contract_code')} as contract_code, a.nonce::int as nonce, a.gas_used::text as gas_used,
+      a.nonce::int as nonce, a.gas_used::text as gas_used,
       a.transaction_count::text as transaction_count, a.token_transfer_count::text as token_transfer_count
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
   return inOrder(hashes, rows as GraphqlAddress[], (r) => r.hash)
+}
+
+/** Each address's contract code (null for none or an unknown address). */
+export async function findContractCodes (db: Knex, hashes: readonly string[]): Promise<Array<Hex | null>> {
+  const rows = await preparedRaw(db, `select ${hexColumn('a.hash')} as hash, ${hexColumn('a.contract_code')} as code
+    from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
+  return inOrder(hashes, rows as Array<{ hash: string, code: Hex | null }>, (r) => r.hash).map((r) => r?.code ?? null)
 }
 
 export async function findTokensByAddress (db: Knex, addresses: readonly string[]): Promise<Array<GraphqlToken | undefined>> {

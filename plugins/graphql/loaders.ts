@@ -6,7 +6,7 @@ import type { Knex } from 'knex'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import type { KeysetPage, PageRows } from '../../core/queries/graphql-page.ts'
 import {
-  findAddressesByHash, findBlocksByNumber, findInternalErrors, findTokensByAddress, findTransactionsByHash, type GraphqlTransaction
+  findAddressesByHash, findBlocksByNumber, findContractCodes, findInternalErrors, findTokensByAddress, findTransactionsByHash, type GraphqlTransaction
 } from '../../core/queries/graphql-records.ts'
 import {
   ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY, listAddressTokenTransfers, listAddressTransactions,
@@ -104,6 +104,7 @@ export function createLoaders (db: Knex, rpc: RpcClient) {
       v: signatureLoader(rpc, 'v')
     },
     Address: {
+      contractCode: byKey((a: { hash: string }) => a.hash, async (hashes: string[]) => await findContractCodes(db, hashes)),
       transactions: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
         async (parents, page) => await listAddressTransactions(db, parents, page)),
       tokenTransfers: connectionLoader(CONNECTIONS.tokenTransfers, (a: { hash: string }) => a.hash,

@@ -93,7 +93,6 @@ export const Token = fields<GraphqlToken>({
 export const Address = fields<GraphqlAddress>({
   fetchedCoinBalance: 'coin_balance',
   fetchedCoinBalanceBlockNumber: 'balance_block',
-  contractCode: 'contract_code',
   gasUsed: (a) => toInt(a.gas_used),
   transactionsCount: (a) => toInt(a.transaction_count),
   tokenTransfersCount: (a) => toInt(a.token_transfer_count),

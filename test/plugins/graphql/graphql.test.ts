@@ -333,10 +333,13 @@ t.test('bad input: a malformed hash, too deep, too costly, bad pages, batches', 
 t.test('50 transactions with their blocks, addresses, calls and logs cost a bounded number of SQL statements', async (t) => {
   // Counted where every statement goes, knex's and the prepared ones alike.
   let statements = 0
+  const texts: string[] = []
   const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
   const original = prototype.query
   prototype.query = function (this: unknown, ...args: unknown[]) {
     statements++
+    const config = args[0] as string | { text: string }
+    texts.push(typeof config === 'string' ? config : config.text)
     return original.apply(this, args)
   }
   t.teardown(() => { prototype.query = original })
@@ -348,6 +351,14 @@ t.test('50 transactions with their blocks, addresses, calls and logs cost a boun
   t.equal(nodes.length, 49)
   t.ok(nodes.every((n: any) => n.block.number > 0 && n.fromAddress.hash !== undefined), 'every transaction has its block and sender')
   t.equal(statements, 8, 'address, its transactions, then one statement per edge: block, sender, recipient, internal error flag, calls, logs')
+  t.notOk(texts.some((text) => text.includes('contract_code')), 'no contract code is read when none is asked for')
+
+  // Asked for, the code is one statement more per edge, for all 50 senders and for all 50 recipients.
+  statements = 0
+  const withCode = await gql(`{ address(hash: "${wallets[0]!.address}") { transactions(first: 50) { edges { node {
+    fromAddress { hash contractCode } toAddress { hash contractCode } } } } } }`)
+  t.notOk(withCode.body.errors, 'no errors')
+  t.equal(statements, 6, 'address, its transactions, senders, recipients, then the senders\' code and the recipients\' code')
 })
 
 t.test('/api/v1/graphql answers as /api/v2/graphql; /schema.graphql, /graphiql and /api-docs', async (t) => {
