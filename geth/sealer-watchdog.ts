@@ -12,14 +12,14 @@
 import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
 
-const DEFAULT_INTERVAL_MS = 2000
+const INTERVAL_MS = 2000
 const MAX_BACKOFF_MS = 5 * 60_000
 
 export type SealerWatchdog = { stop (): void }
 
 type Look = { pending: number, head: number }
 
-export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_MS }: { rpc: RpcClient, log: Logger, intervalMs?: number }): SealerWatchdog {
+export function startSealerWatchdog ({ rpc, log }: { rpc: RpcClient, log: Logger }): SealerWatchdog {
   let last: Look | undefined
   let looking = false
   // Restarts since the head last moved, and when the next one may come.
@@ -41,7 +41,7 @@ export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_M
         await rpc.call('miner_stop', [])
         await rpc.call('miner_start', [])
         restarts++
-        nextRestartAt = Date.now() + Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** restarts)
+        nextRestartAt = Date.now() + Math.min(MAX_BACKOFF_MS, INTERVAL_MS * 2 ** restarts)
       }
       last = now
     } catch (err) {
@@ -52,7 +52,7 @@ export function startSealerWatchdog ({ rpc, log, intervalMs = DEFAULT_INTERVAL_M
     }
   }
   // look() catches everything itself.
-  const timer = setInterval(() => { look().catch(() => {}) }, intervalMs)
+  const timer = setInterval(() => { look().catch(() => {}) }, INTERVAL_MS)
   timer.unref()
   return { stop: () => clearInterval(timer) }
 }

@@ -32,7 +32,11 @@ function statementName (text: string): string {
   return name
 }
 
-/** Prepared statements through `db` run on `pool` (its owner ends it), except inside a transaction. */
+/**
+ * Prepared statements through `db` run on `pool` (its owner ends it). A knex
+ * transaction is an object of its own, never registered: its statements run
+ * on its connection, whose session knex set up.
+ */
 export function usePreparedStatementPool (db: Knex, pool: pg.Pool): void {
   pools.set(db, pool)
 }
@@ -40,8 +44,7 @@ export function usePreparedStatementPool (db: Knex, pool: pg.Pool): void {
 /** The rows of `text` (with $1, $2... placeholders) run as a named prepared statement. */
 export async function preparedRows<Row> (db: Knex, text: string, values: unknown[]): Promise<Row[]> {
   const config = { name: statementName(text), text, values }
-  // A transaction's statements must run on its connection, whose session knex set up.
-  const pool = db.isTransaction === true ? undefined : pools.get(db)
+  const pool = pools.get(db)
   if (pool !== undefined) return (await pool.query(config)).rows as Row[]
   const connection = await db.client.acquireConnection() as PgConnection
   try {

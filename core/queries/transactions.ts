@@ -77,8 +77,7 @@ export async function listTransactions (db: Knex, cursor: TransactionCursor | un
 }
 
 export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
-  const [row] = await preparedRows<TransactionRecord>(db, BY_HASH, [hash])
-  return row
+  return (await preparedRows<TransactionRecord>(db, BY_HASH, [hash]))[0]
 }
 
 export type TokenTransferRecord = {
