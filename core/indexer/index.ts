@@ -15,6 +15,7 @@ import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
+import { listenForCommits, readCommittedBlocks, type CommitListener } from './commit-feed.ts'
 import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
 import { isRetryable } from './failures.ts'
 import { createProgress } from './progress.ts'
@@ -33,7 +34,11 @@ export type IndexerRole = 'starting' | 'writer' | 'reader' | 'failed' | 'stopped
 
 export type IndexerStatus = { role: IndexerRole, indexedHead: number | null, nodeHead: number | null }
 
-/** Emits `blocks` (BlockRows[], after commit) and `reorg` ({ ancestor, removed }). */
+/**
+ * Emits `blocks` after each commit: the writer its BlockRows[], a reader the
+ * writer's committed blocks read back (CommittedBlock[], commit-feed.ts).
+ * The writer also emits `reorg` ({ ancestor, removed }).
+ */
 export type Indexer = EventEmitter & {
   start (): void
   stop (): Promise<void>
@@ -68,6 +73,9 @@ export function createIndexer (o: IndexerOptions): Indexer {
   let running: Promise<void> | undefined
   const tokenCache: TokenMetadataCache = new Map()
   let newHeads: NewHeads
+  let commits: CommitListener | undefined
+  // Batches are read back one after another, so they are emitted in commit order.
+  let publishing = Promise.resolve()
 
   async function run (): Promise<void> {
     const { signal } = controller
@@ -79,6 +87,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
           await followAsReader(signal)
           continue
         }
+        await stopHearingCommits()
         state.role = 'writer'
         o.log.info('holding the indexer lock: this instance indexes')
         try {
@@ -98,6 +107,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
         await sleep(delayMs, undefined, { signal }).catch(() => {})
       }
     }
+    await stopHearingCommits()
     state.role = 'stopped'
   }
 
@@ -105,9 +115,30 @@ export function createIndexer (o: IndexerOptions): Indexer {
   async function followAsReader (signal: AbortSignal): Promise<void> {
     if (state.role !== 'reader') o.log.info('another instance holds the indexer lock: serving reads only')
     state.role = 'reader'
+    await hearCommits().catch((err: Error) => o.log.warn({ err: err.message }, 'cannot listen for the writer\'s commits; trying again'))
     state.indexedHead = (await readIndexedHead(o.db))?.number ?? null
     state.nodeHead = await fetchHeadNumber(o.rpc, signal).catch(() => state.nodeHead)
     await sleep(LOCK_RETRY_MS, undefined, { signal }).catch(() => {})
+  }
+
+  /** As a reader: each batch the writer commits is read back and emitted, as the writer emits its own. */
+  async function hearCommits (): Promise<void> {
+    if (commits !== undefined) return
+    commits = await listenForCommits(o.databaseUrl, o.log, (from, to) => {
+      state.indexedHead = to
+      if (events.listenerCount('blocks') === 0) return
+      publishing = publishing.then(async () => {
+        const blocks = await readCommittedBlocks(o.db, from, to)
+        if (blocks.length > 0) events.emit('blocks', blocks)
+      }).catch((err: Error) => o.log.warn({ err: err.message, from, to }, 'cannot read back the blocks the writer committed'))
+    }, () => { commits = undefined })
+  }
+
+  async function stopHearingCommits (): Promise<void> {
+    const listener = commits
+    commits = undefined
+    await listener?.close()
+    await publishing
   }
 
   async function indexAsWriter (signal: AbortSignal, onProgress: () => void): Promise<void> {

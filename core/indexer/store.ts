@@ -2,44 +2,12 @@
 // Idempotent: the batch's heights are deleted first (children cascade), so a
 // batch written again after a crash or a reindex leaves exactly one copy.
 import type { Knex } from 'knex'
-import type { BlockRow, BlockRows, CoinBalanceRow, Hex, InternalTransactionRow, LogRow, TokenRow, TokenTransferRow, TransactionRow } from './types.ts'
+import type { BlockRows, CoinBalanceRow, Hex, TokenRow } from './types.ts'
 import { applyAggregates, recordContracts, removeBlocksFrom } from './aggregates.ts'
 import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
-
-const BLOCK_COLUMNS: Columns<BlockRow> = [
-  ['number', 'bigint'], ['hash', 'bytea'], ['parent_hash', 'bytea'], ['timestamp', 'timestamptz'], ['miner', 'bytea'],
-  ['signer', 'bytea'], ['gas_limit', 'bigint'], ['gas_used', 'bigint'], ['base_fee_per_gas', 'numeric'], ['size', 'integer'],
-  ['nonce', 'bytea'], ['difficulty', 'numeric'], ['total_difficulty', 'numeric'], ['extra_data', 'bytea'],
-  ['transaction_count', 'integer'], ['internal_transaction_count', 'integer']
-]
-const TRANSACTION_COLUMNS: Columns<TransactionRow> = [
-  ['hash', 'bytea'], ['block_number', 'bigint'], ['transaction_index', 'integer'], ['from', 'bytea'], ['to', 'bytea'],
-  ['value', 'numeric'], ['gas', 'bigint'], ['gas_price', 'numeric'], ['max_fee_per_gas', 'numeric'],
-  ['max_priority_fee_per_gas', 'numeric'], ['type', 'smallint'], ['nonce', 'bigint'], ['input', 'bytea'], ['status', 'smallint'],
-  ['gas_used', 'bigint'], ['cumulative_gas_used', 'bigint'], ['effective_gas_price', 'numeric'], ['created_contract', 'bytea'],
-  ['error', 'text'], ['revert_reason', 'bytea'], ['has_token_transfers', 'boolean']
-]
-const LOG_COLUMNS: Columns<LogRow> = [
-  ['block_number', 'bigint'], ['log_index', 'integer'], ['transaction_hash', 'bytea'], ['transaction_index', 'integer'],
-  ['address', 'bytea'], ['topic0', 'bytea'], ['topic1', 'bytea'], ['topic2', 'bytea'], ['topic3', 'bytea'], ['data', 'bytea']
-]
-const INTERNAL_TRANSACTION_COLUMNS: Columns<InternalTransactionRow> = [
-  ['block_number', 'bigint'], ['transaction_index', 'integer'], ['trace_index', 'integer'], ['transaction_hash', 'bytea'],
-  ['type', 'text'], ['from', 'bytea'], ['to', 'bytea'], ['value', 'numeric'], ['gas', 'bigint'], ['gas_used', 'bigint'],
-  ['input', 'bytea'], ['output', 'bytea'], ['error', 'text'], ['trace_address', 'integer[]'], ['created_contract', 'bytea']
-]
-
-const TOKEN_TRANSFER_COLUMNS: Columns<TokenTransferRow> = [
-  ['block_number', 'bigint'], ['log_index', 'integer'], ['batch_index', 'integer'], ['transaction_hash', 'bytea'],
-  ['transaction_index', 'integer'], ['token_address', 'bytea'], ['token_type', 'text'], ['from', 'bytea'], ['to', 'bytea'],
-  ['amount', 'numeric'], ['token_id', 'numeric']
-]
-const COIN_BALANCE_COLUMNS: Columns<CoinBalanceRow> = [['address', 'bytea'], ['block_number', 'bigint'], ['value', 'numeric']]
-const TOKEN_COLUMNS: Columns<TokenRow> = [
-  ['address', 'bytea'], ['type', 'text'], ['name', 'text'], ['symbol', 'text'], ['decimals', 'smallint'], ['total_supply', 'numeric'],
-  ['first_block', 'bigint'], ['updated_block', 'bigint']
-]
+import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
+import { announceCommit } from './commit-feed.ts'
 
 /**
  * How a column of an upsert travels (plain inserts go by COPY, copy-rows.ts):
@@ -111,6 +79,7 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
     // During a bulk load the running sums wait for its end (bulk-load.ts).
     if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
     else await recordContracts(trx, contracts)
+    await announceCommit(trx, from, to)
   })
 }
 

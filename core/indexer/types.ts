@@ -179,6 +179,9 @@ export type BlockRows = {
   tokens: TokenRow[]
 }
 
+/** What the indexer announces of a committed block (its 'blocks' event): a reader reads this much back (commit-feed.ts). */
+export type CommittedBlock = Pick<BlockRows, 'block' | 'transactions' | 'tokenTransfers'>
+
 export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155'
 
 export type TokenTransferRow = {

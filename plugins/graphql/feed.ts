@@ -1,15 +1,16 @@
 // Feeds subscriptions from the indexer: after each commit the indexer emits
 // the stored rows ('blocks'), which are published as they are (the row shapes
 // the resolvers read), so a subscriber hears of a block without the database
-// being polled. Nested fields (a transaction's block...) go through loaders.
-import type { BlockRows } from '../../core/indexer/types.ts'
-import type { TokenTransferRow } from '../../core/indexer/types.ts'
+// being polled. On an instance that does not index, the rows come from the
+// writer's commit notices (core/indexer/commit-feed.ts). Nested fields (a
+// transaction's block...) go through loaders.
+import type { CommittedBlock, TokenTransferRow } from '../../core/indexer/types.ts'
 import { TOPICS } from './resolvers/subscription.ts'
 
 type Publish = (event: { topic: string, payload: unknown }) => void
-type Emitter = { on (event: 'blocks', listener: (batch: BlockRows[]) => void): unknown, off (event: 'blocks', listener: (batch: BlockRows[]) => void): unknown }
+type Emitter = { on (event: 'blocks', listener: (batch: CommittedBlock[]) => void): unknown, off (event: 'blocks', listener: (batch: CommittedBlock[]) => void): unknown }
 
-export function publishBlocks (publish: Publish, batch: BlockRows[]): void {
+export function publishBlocks (publish: Publish, batch: CommittedBlock[]): void {
   for (const { block, transactions, tokenTransfers } of batch) {
     const { extra_data: _extra, ...blockRecord } = block
     publish({ topic: TOPICS.newBlock, payload: { newBlock: blockRecord } })
@@ -27,7 +28,7 @@ export function publishBlocks (publish: Publish, batch: BlockRows[]): void {
 
 /** Publishes every batch the indexer commits until the returned function is called. */
 export function feedSubscriptions (indexer: Emitter, publish: Publish): () => void {
-  const listener = (batch: BlockRows[]): void => publishBlocks(publish, batch)
+  const listener = (batch: CommittedBlock[]): void => publishBlocks(publish, batch)
   indexer.on('blocks', listener)
   return () => { indexer.off('blocks', listener) }
 }

@@ -12,6 +12,7 @@ import { createGethNode } from '../../../geth/node.ts'
 import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { startGatewayProcess, waitFor, type GatewayProcess } from '../../support/gateway-process.ts'
+import { subscribeGraphql } from '../../support/graphql.ts'
 
 // Every gateway uses this test's own Geth (GETH_RPC_URL): one killed with -9
 // would otherwise take its Geth's fate with it, and the others their node.
@@ -32,10 +33,14 @@ async function startGateway (): Promise<GatewayProcess> {
 
 const role = async (gateway: GatewayProcess): Promise<string> => (await gateway.health()).body.indexer.role
 
-/** Seals a block with one transfer and returns its number. */
+/** Seals a block with one transfer and returns its number (and the transfer's hash). */
 async function sealBlock (): Promise<number> {
+  return (await sealTransfer()).blockNumber
+}
+
+async function sealTransfer (): Promise<{ hash: string, blockNumber: number }> {
   const { hash } = await sender.sendTransaction({ to: Wallet.createRandom().address, value: 1n })
-  return (await waitForReceipt(provider, hash)).blockNumber
+  return { hash, blockNumber: (await waitForReceipt(provider, hash)).blockNumber }
 }
 
 async function waitUntilIndexedBy (gateway: GatewayProcess, block: number): Promise<void> {
@@ -61,6 +66,15 @@ t.test('one of two gateways on a database indexes, the other reads', async (t) =
     return indexer.head === block ? indexer : undefined
   })
   t.equal(reader.role, 'reader', 'the reader reports the index head without writing')
+})
+
+t.test('a GraphQL subscriber on the reader hears of new transactions', async (t) => {
+  const subscription = await subscribeGraphql(`${b.url.replace('http', 'ws')}/api/v2/graphql`, 'subscription { newTransaction { hash blockNumber } }')
+  t.teardown(() => subscription.close())
+  const { hash, blockNumber } = await sealTransfer()
+  // The writer commits the block, the reader hears the commit and reads it back.
+  const message = await subscription.next(2000)
+  t.same(message.payload.data.newTransaction, { hash, blockNumber }, 'within 2 s of the receipt')
 })
 
 t.test('when the writer is killed with -9 the reader takes over', async (t) => {

@@ -1,0 +1,65 @@
+// A gateway that does not index hears of each committed block all the same:
+// the writer announces its commits (NOTIFY) and a reader reads the rows back
+// and emits them. What a reader emits must equal what the writer emitted,
+// row for row, so that subscribers on any instance see the same events.
+import t from 'tap'
+import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers'
+import { build } from '../../helper.ts'
+import { createIndexer } from '../../../core/indexer/index.ts'
+import type { CommittedBlock } from '../../../core/indexer/types.ts'
+import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
+import { waitForReceipt } from '../../support/chain.ts'
+import { waitFor } from '../../support/gateway-process.ts'
+
+const { app, url, chain } = await build(t)
+const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
+t.teardown(() => provider.destroy())
+const sender = new Wallet(chain.account.privateKey, provider)
+
+type Emitted = Map<number, CommittedBlock>
+const published = (indexer: { on (event: 'blocks', listener: (batch: CommittedBlock[]) => void): unknown }): Emitted => {
+  const blocks: Emitted = new Map()
+  indexer.on('blocks', (batch) => {
+    for (const committed of batch) blocks.set(committed.block.number, committed)
+  })
+  return blocks
+}
+
+await waitFor('the app to hold the indexer lock', async () => app.indexer.status().role === 'writer' ? true : undefined)
+const byWriter = published(app.indexer)
+const reader = createIndexer({ db: app.db.knex, databaseUrl: app.db.url, rpc: app.geth.rpc, log: app.log })
+const byReader = published(reader)
+reader.start()
+t.teardown(async () => await reader.stop())
+await waitFor('the second indexer to read', async () => reader.status().role === 'reader' ? true : undefined)
+
+t.test('a reader emits every block the writer commits, with the rows the writer emitted', async (t) => {
+  const compiled = await compileContract(TEST_TOKEN_SOURCE, 'TestToken')
+  const token = await new ContractFactory(compiled.abi as never, compiled.bytecode, sender).deploy('Heard', 'HRD', 10n ** 24n) as Contract
+  await waitForReceipt(provider, token.deploymentTransaction()!.hash)
+  const { hash: transfer } = await token.getFunction('transfer')(Wallet.createRandom().address, 1234n) as { hash: string }
+  const { hash: payment } = await sender.sendTransaction({ to: Wallet.createRandom().address, value: 5n })
+  const last = Math.max((await waitForReceipt(provider, transfer)).blockNumber, (await waitForReceipt(provider, payment)).blockNumber)
+  await waitFor(`the reader to emit block ${last}`, async () => byReader.has(last) ? true : undefined)
+  const numbers = [...byReader.keys()].sort((a, b) => a - b)
+  t.ok(numbers.length >= 2, `the reader emitted ${numbers.length} blocks`)
+  for (const n of numbers) {
+    const { block, transactions, tokenTransfers } = byWriter.get(n)!
+    t.strictSame(byReader.get(n), { block, transactions, tokenTransfers }, `block ${n}: the reader's rows equal the writer's`)
+  }
+  const transfers = numbers.flatMap((n) => byReader.get(n)!.tokenTransfers)
+  t.match(transfers.filter((x) => x.transaction_hash === transfer), [{ amount: '1234', token_type: 'ERC-20' }], 'the token transfer came with its block')
+  t.ok(numbers.some((n) => byReader.get(n)!.transactions.some((tx) => tx.hash === payment)), 'and the payment')
+  t.equal(reader.status().indexedHead, app.indexer.status().indexedHead, 'the reader\'s head follows the commits')
+})
+
+t.test('a reader that becomes the writer stops listening and indexes itself', async (t) => {
+  await app.indexer.stop()
+  await waitFor('the reader to take the lock', async () => reader.status().role === 'writer' ? true : undefined)
+  const before = byReader.size
+  const { hash } = await sender.sendTransaction({ to: Wallet.createRandom().address, value: 6n })
+  const { blockNumber } = await waitForReceipt(provider, hash)
+  await waitFor(`block ${blockNumber} emitted`, async () => byReader.has(blockNumber) ? true : undefined)
+  t.ok(byReader.size > before, 'the new writer emits its own blocks')
+  t.ok('logs' in byReader.get(blockNumber)!, 'as decoded rows, not read back')
+})
