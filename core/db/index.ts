@@ -15,8 +15,19 @@ const POOL_MAX = 10
 // Only int4 is parsed to a number, which pg already does.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value)
 
-/** Sessions of the prepared-statement pool take each statement's generic plan: core/queries/prepared.ts says why. */
-export const PREPARED_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan'
+/**
+ * A pool whose sessions take each statement's generic plan (core/queries/prepared.ts
+ * says why). Set by a statement as each connection opens, not by the `options`
+ * startup parameter: PgBouncer refuses a connection that sends one.
+ */
+export function preparedStatementPool (connectionString: string, max: number): pg.Pool {
+  return new pg.Pool({
+    connectionString,
+    max,
+    // pg-pool awaits this before handing the connection out; a failure fails that checkout.
+    onConnect: async (client: pg.ClientBase) => { await client.query('set plan_cache_mode = force_generic_plan') }
+  })
+}
 
 export type Database = {
   knex: Knex
@@ -41,7 +52,7 @@ export async function openDatabase ({ url, dataDir, log, poolMax = POOL_MAX }: D
     await embedded?.stop()
     throw err
   }
-  const prepared = new pg.Pool({ connectionString: connection, max: poolMax, options: PREPARED_SESSION_OPTIONS })
+  const prepared = preparedStatementPool(connection, poolMax)
   // An idle connection that fails (the server restarted, say) is dropped from the pool; unheard, the error would end the process.
   // pool.end() resolves once it has asked its connections to end, not when they have: an embedded server stopped
   // right after ends them first, which is no failure.

@@ -10,7 +10,7 @@
 import { cpus, loadavg } from 'node:os'
 import pg from 'pg'
 import { loadConfig } from '../../core/config.ts'
-import { PREPARED_SESSION_OPTIONS } from '../../core/db/index.ts'
+import { preparedStatementPool } from '../../core/db/index.ts'
 import { createLogger } from '../../core/logger.ts'
 import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
 import { openBenchDatabase } from './rest/fill.ts'
@@ -115,7 +115,7 @@ async function main (): Promise<number> {
   }
   const load = startLoadGenerator()
   // The floor's sessions are set up as the gateway's prepared-statement pool's are: the same SQL, planned alike.
-  const pool = new pg.Pool({ connectionString: bench.url, max: floorPool, options: PREPARED_SESSION_OPTIONS })
+  const pool = preparedStatementPool(bench.url, floorPool)
   try {
     const loadBefore = loadavg()[0]!
     const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS)

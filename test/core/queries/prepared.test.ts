@@ -2,13 +2,15 @@
 // statement, PostgreSQL keeps one plan for it, and inside a knex transaction
 // the statement runs on the transaction's connection. Through a database
 // from openDatabase they run on its prepared-statement pool, whose sessions
-// take the generic plan even where PostgreSQL would plan every execution.
+// take the generic plan even where PostgreSQL would plan every execution,
+// also behind PgBouncer.
 import t from 'tap'
 import knex from 'knex'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { preparedRaw, preparedRows } from '../../../core/queries/prepared.ts'
+import { findPgBouncer, startPgBouncer } from '../../support/pgbouncer.ts'
 
 const url = await createTestDatabase(t)
 // One connection: the statements of every call below meet on it.
@@ -82,4 +84,14 @@ t.test('through openDatabase: an idle connection the server ends is dropped, and
   await new Promise((resolve) => setTimeout(resolve, 200))
   const [after] = await preparedRows<{ pid: number }>(database.knex, 'select pg_backend_pid() as pid', [])
   t.not(after!.pid, pid, 'a new connection')
+})
+
+const pgbouncer = await findPgBouncer()
+const withoutPgBouncer = pgbouncer === undefined ? 'pgbouncer is not installed on this machine (Debian package pgbouncer)' : false
+t.test('through openDatabase behind PgBouncer, which refuses a connection with startup options: statements run, on generic plans', { skip: withoutPgBouncer }, async (t) => {
+  const database = await openDatabase({ url: await startPgBouncer(t, pgbouncer!, url), dataDir: '.', log: pino({ level: 'silent' }), poolMax: 1 })
+  t.teardown(database.close)
+  t.same(await preparedRows(database.knex, 'select n from numbers where n = $1', [11]), [{ n: 11 }], 'a prepared statement runs')
+  t.same(await preparedRows(database.knex, 'select current_setting($1) as mode', ['plan_cache_mode']), [{ mode: 'force_generic_plan' }],
+    'its session was set up for generic plans')
 })
