@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-p
 import { migrationSource } from './migrations/index.ts'
 import { usePreparedStatementPool } from '../queries/prepared.ts'
 
-const POOL_MAX = 10
+export const POOL_MAX = 10
 
 // int8 (counts, sums) as bigint-safe strings stay strings; numeric(78,0) too.
 // Only int4 is parsed to a number, which pg already does.
@@ -20,12 +20,14 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value)
  * says why). Set by a statement as each connection opens, not by the `options`
  * startup parameter: PgBouncer refuses a connection that sends one.
  */
+export const PREPARED_SESSION_SETUP = 'set plan_cache_mode = force_generic_plan'
+
 export function preparedStatementPool (connectionString: string, max: number): pg.Pool {
   return new pg.Pool({
     connectionString,
     max,
     // pg-pool awaits this before handing the connection out; a failure fails that checkout.
-    onConnect: async (client: pg.ClientBase) => { await client.query('set plan_cache_mode = force_generic_plan') }
+    onConnect: async (client: pg.ClientBase) => { await client.query(PREPARED_SESSION_SETUP) }
   })
 }
 

@@ -3,7 +3,7 @@
 // filled without a chain, and an indexer would roll it back to the node's.
 import Fastify, { type FastifyInstance } from 'fastify'
 import pg from 'pg'
-import type { Database } from '../../../core/db/index.ts'
+import { PREPARED_SESSION_SETUP, type Database } from '../../../core/db/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
 
 export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
@@ -25,13 +25,16 @@ type ClientQuery = (this: pg.Client, config: QueryConfig, ...rest: unknown[]) =>
 
 /**
  * The SQL one request runs, in order, as pg sends it (knex's queries and the
- * prepared ones alike): the raw floor replays exactly this.
+ * prepared ones alike): the raw floor replays exactly this. A connection's
+ * session setup, sent when the request happened to open one, is not the
+ * request's: the floor's pool sets its sessions up the same way.
  */
 export async function captureStatements (server: RestServer, path: string): Promise<{ statements: Statement[], body: string }> {
   const statements: Statement[] = []
   const prototype = pg.Client.prototype as unknown as { query: ClientQuery }
   const original = prototype.query
   prototype.query = function (config, ...rest) {
+    if (config === PREPARED_SESSION_SETUP) return original.call(this, config, ...rest)
     if (typeof config === 'string') statements.push({ sql: config, bindings: Array.isArray(rest[0]) ? rest[0] : [] })
     else statements.push({ name: config.name, sql: config.text, bindings: config.values ?? [] })
     return original.call(this, config, ...rest)
