@@ -56,6 +56,15 @@ export async function listenForCommits (databaseUrl: string, log: Logger, onComm
   }
 }
 
+/**
+ * The first block to read back for a commit notice of from..to, after the last
+ * one heard: the blocks in between too when a notice was missed (the
+ * connection dropped), unless that gap is longer than `maxGap`.
+ */
+export function readBackFrom (heardThrough: number | undefined, from: number, maxGap: number): number {
+  return heardThrough !== undefined && heardThrough + 1 < from && from - heardThrough <= maxGap ? heardThrough + 1 : from
+}
+
 /** A column as the row types hold it: hex for bytes, numbers for heights and seconds, decimal strings for big numbers. */
 function selectAs (name: string, type: ColumnType): string {
   const column = `"${name}"`

@@ -15,7 +15,7 @@ import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
-import { listenForCommits, readCommittedBlocks, type CommitListener } from './commit-feed.ts'
+import { listenForCommits, readBackFrom, readCommittedBlocks, type CommitListener } from './commit-feed.ts'
 import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
 import { isRetryable } from './failures.ts'
 import { createProgress } from './progress.ts'
@@ -27,6 +27,8 @@ const BATCHES_IN_FLIGHT = 4
 /** Idle poll; with a WebSocket the new-head notification usually ends the wait first. */
 const HEAD_POLL_MS = 100
 const LOCK_RETRY_MS = 2000
+/** A reader that lost its commit notices for longer reads back at most this many blocks it missed. */
+const MISSED_BLOCKS_READ_BACK = 1000
 const RETRY_BASE_MS = 500
 const RETRY_MAX_MS = 30_000
 
@@ -74,6 +76,8 @@ export function createIndexer (o: IndexerOptions): Indexer {
   const tokenCache: TokenMetadataCache = new Map()
   let newHeads: NewHeads
   let commits: CommitListener | undefined
+  /** The last block a commit notice announced, while this instance reads. */
+  let heardThrough: number | undefined
   // Batches are read back one after another, so they are emitted in commit order.
   let publishing = Promise.resolve()
 
@@ -121,22 +125,28 @@ export function createIndexer (o: IndexerOptions): Indexer {
     await sleep(LOCK_RETRY_MS, undefined, { signal }).catch(() => {})
   }
 
-  /** As a reader: each batch the writer commits is read back and emitted, as the writer emits its own. */
+  /**
+   * As a reader: each batch the writer commits is read back and emitted, as the
+   * writer emits its own. Commits announced while the listening connection was
+   * down are read with the next one heard (a gap of up to MISSED_BLOCKS_READ_BACK).
+   */
   async function hearCommits (): Promise<void> {
     if (commits !== undefined) return
     commits = await listenForCommits(o.databaseUrl, o.log, (from, to) => {
-      state.indexedHead = to
+      const start = readBackFrom(heardThrough, from, MISSED_BLOCKS_READ_BACK)
+      heardThrough = state.indexedHead = to
       if (events.listenerCount('blocks') === 0) return
       publishing = publishing.then(async () => {
-        const blocks = await readCommittedBlocks(o.db, from, to)
+        const blocks = await readCommittedBlocks(o.db, start, to)
         if (blocks.length > 0) events.emit('blocks', blocks)
-      }).catch((err: Error) => o.log.warn({ err: err.message, from, to }, 'cannot read back the blocks the writer committed'))
+      }).catch((err: Error) => o.log.warn({ err: err.message, from: start, to }, 'cannot read back the blocks the writer committed'))
     }, () => { commits = undefined })
   }
 
   async function stopHearingCommits (): Promise<void> {
     const listener = commits
     commits = undefined
+    heardThrough = undefined
     await listener?.close()
     await publishing
   }

@@ -6,6 +6,7 @@ import t from 'tap'
 import { ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers'
 import { build } from '../../helper.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
+import { readBackFrom } from '../../../core/indexer/commit-feed.ts'
 import type { CommittedBlock } from '../../../core/indexer/types.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { waitForReceipt } from '../../support/chain.ts'
@@ -51,6 +52,33 @@ t.test('a reader emits every block the writer commits, with the rows the writer 
   t.match(transfers.filter((x) => x.transaction_hash === transfer), [{ amount: '1234', token_type: 'ERC-20' }], 'the token transfer came with its block')
   t.ok(numbers.some((n) => byReader.get(n)!.transactions.some((tx) => tx.hash === payment)), 'and the payment')
   t.equal(reader.status().indexedHead, app.indexer.status().indexedHead, 'the reader\'s head follows the commits')
+})
+
+t.test('a reader whose listening connection drops reads the blocks it missed with the next commit it hears', async (t) => {
+  const listenerPid = async (): Promise<number | undefined> => {
+    const { rows } = await app.db.knex.raw("select pid from pg_stat_activity where query like 'listen %'")
+    return rows[0]?.pid as number | undefined
+  }
+  const dropped = await waitFor('the reader\'s listening connection', listenerPid)
+  await app.db.knex.raw('select pg_terminate_backend(?)', [dropped])
+  const { hash: unheard } = await sender.sendTransaction({ to: Wallet.createRandom().address, value: 7n })
+  const missedBlock = (await waitForReceipt(provider, unheard)).blockNumber
+  await waitFor(`block ${missedBlock} indexed`, async () => (app.indexer.status().indexedHead ?? 0) >= missedBlock ? true : undefined)
+  await waitFor('the reader to listen again', async () => { const pid = await listenerPid(); return pid !== undefined && pid !== dropped ? true : undefined })
+  const { hash: heard } = await sender.sendTransaction({ to: Wallet.createRandom().address, value: 8n })
+  const heardBlock = (await waitForReceipt(provider, heard)).blockNumber
+  await waitFor(`the reader to emit block ${heardBlock}`, async () => byReader.has(heardBlock) ? true : undefined)
+  t.ok(byReader.get(heardBlock)!.transactions.some((tx) => tx.hash === heard), `emitted block ${heardBlock}, heard after it listened again`)
+  // Committed while it could not hear (unless it listened again first): read back with the next commit.
+  t.ok(byReader.get(missedBlock)?.transactions.some((tx) => tx.hash === unheard), `and block ${missedBlock}`)
+})
+
+t.test('readBackFrom() reads back a gap of missed commits, up to a bound', async (t) => {
+  t.equal(readBackFrom(undefined, 10, 1000), 10, 'nothing heard yet: the notice\'s own blocks')
+  t.equal(readBackFrom(9, 10, 1000), 10, 'the notice follows the last heard')
+  t.equal(readBackFrom(6, 10, 1000), 7, 'three blocks were committed unheard')
+  t.equal(readBackFrom(12, 10, 1000), 10, 'a reorg: the writer stored from an earlier height again')
+  t.equal(readBackFrom(5, 2000, 1000), 2000, 'a gap longer than the bound is not read back')
 })
 
 t.test('a reader that becomes the writer stops listening and indexes itself', async (t) => {
