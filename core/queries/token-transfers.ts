@@ -14,7 +14,7 @@ export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404' | 'ERC-798
 
 const COLUMNS = `tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.batch_index, tt.token_address,
   tt.token_type, tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text,
-  coalesce(k.holder_count, 0) as holder_count, t.input,
+  coalesce(k.holder_count, 0) as holder_count, substring(t.input from 1 for 4) as method_id,
   coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract`
 
 const JOINS = `join blocks b on b.number = tt.block_number

@@ -97,14 +97,15 @@ export type TokenTransferRecord = {
   decimals: number | null
   total_supply: string | null
   holder_count: number
-  input: Buffer
+  /** The first 4 bytes of the transaction's input (its method selector; fewer for a short input): a page of an airdrop's transfers must not read its whole calldata once per row. */
+  method_id: Buffer
   from_is_contract: boolean
   to_is_contract: boolean
 }
 
 const tokenTransfersOf = (limit: number) => `
   select tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.token_address, tt.token_type,
-    tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, t.input,
+    tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count, substring(t.input from 1 for 4) as method_id,
     coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract
   from token_transfers tt
     join blocks b on b.number = tt.block_number

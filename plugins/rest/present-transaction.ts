@@ -91,7 +91,7 @@ export function presentTokenTransfer (t: TokenTransferRecord) {
     token: presentToken(t),
     type: from === ZERO_ADDRESS ? 'token_minting' : to === ZERO_ADDRESS ? 'token_burning' : 'token_transfer',
     timestamp: timestamp(t.timestamp),
-    method: t.input.length >= 4 ? hex(t.input.subarray(0, 4)) : null,
+    method: t.method_id.length === 4 ? hex(t.method_id) : null,
     block_hash: hex(t.block_hash),
     block_number: t.block_number,
     log_index: t.log_index,

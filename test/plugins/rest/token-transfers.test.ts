@@ -38,6 +38,12 @@ async function nodeTransfers (): Promise<Expected[]> {
   })
 }
 const expected = await nodeTransfers()
+// Each transferring transaction's method selector, from the node: a transfer shows its transaction's.
+const selectors = new Map<string, string | null>()
+for (const hash of new Set(expected.map((e) => e.hash))) {
+  const data = (await provider.getTransaction(hash))!.data
+  selectors.set(hash, data.length >= 10 ? data.slice(0, 10) : null)
+}
 const newestFirst = (a: Expected, b: Expected) => b.block - a.block || b.logIndex - a.logIndex || b.position - a.position
 const expectedKey = (e: Expected) => `${e.hash}:${e.logIndex}:${e.id ?? ''}`
 const key = (i: { transaction_hash: string, log_index: number, total: { token_id?: string } }) => `${i.transaction_hash}:${i.log_index}:${i.total.token_id ?? ''}`
@@ -52,6 +58,7 @@ function checkValues (t: { equal (a: unknown, b: unknown, m: string): unknown },
     t.equal(item.from.hash, e.from, k)
     t.equal(item.to.hash, e.to, k)
     t.equal(item.block_number, e.block, k)
+    t.equal(item.method, selectors.get(e.hash), k)
     if (e.type !== 'ERC-721') t.equal(item.total.value, e.amount, k)
     t.equal(item.type, e.from === getAddress('0x' + '00'.repeat(20)) ? 'token_minting' : 'token_transfer', k)
   }
