@@ -24,6 +24,8 @@ import type { BlockRows, Hex } from './types.ts'
 // Larger batches spread each transaction's fixed cost (statements, commit) over more rows.
 const BATCH_BLOCKS = 50
 const BATCHES_IN_FLIGHT = 4
+/** Blocks decoded between two turns of the event loop. */
+const DECODE_SLICE_BLOCKS = 10
 /** Idle poll; with a WebSocket the new-head notification usually ends the wait first. */
 const HEAD_POLL_MS = 100
 const LOCK_RETRY_MS = 2000
@@ -227,7 +229,15 @@ export function createIndexer (o: IndexerOptions): Indexer {
 
   /** Fetch, decode, then read the state and token contracts the blocks touched. */
   async function fetchBatch (from: number, to: number, signal: AbortSignal): Promise<BlockRows[]> {
-    const batch = (await fetchBlockBundles(o.rpc, from, to, signal)).map(decodeBlockBundle)
+    const bundles = await fetchBlockBundles(o.rpc, from, to, signal)
+    // Decoded a slice at a time, letting requests in between: parsing a
+    // batch's answer and decoding all of it at once held the event loop for
+    // tens of milliseconds during a backfill.
+    const batch: BlockRows[] = []
+    for (let i = 0; i < bundles.length; i += DECODE_SLICE_BLOCKS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      for (const bundle of bundles.slice(i, i + DECODE_SLICE_BLOCKS)) batch.push(decodeBlockBundle(bundle))
+    }
     await Promise.all([fetchBlockStates(o.rpc, batch, signal), fetchTokens(o.rpc, batch, tokenCache, signal)])
     return batch
   }
