@@ -88,6 +88,8 @@ const likePrefix = (text: string): string => text.toLowerCase().replace(/[\\%_]/
 
 /** Tokens whose name or symbol starts with `text` (any case), most held first, after `cursor`; one more than `limit`. */
 export async function searchTokens (db: Knex, text: string, cursor: TokenSearchCursor | undefined, limit: number): Promise<TokenHit[]> {
+  // PostgreSQL text cannot hold a NUL, so no name or symbol has one (and the query could not be sent).
+  if (text.includes('\u0000')) return []
   const prefix = likePrefix(text)
   const after = cursor === undefined ? '' : 'and (holder_count < ? or (holder_count = ? and address > ?))'
   const bindings = cursor === undefined ? [] : [cursor.holderCount, cursor.holderCount, cursor.address]

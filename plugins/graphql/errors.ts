@@ -4,7 +4,7 @@
 // complexity and resolver errors); only a body that is not one GraphQL request
 // gets a 4xx (see index.ts). Internal failures are logged and masked.
 import mercurius from 'mercurius'
-import { GraphQLError, type ExecutionResult } from 'graphql'
+import { GraphQLError, Kind, type DocumentNode, type ExecutionResult } from 'graphql'
 import type { FastifyBaseLogger } from 'fastify'
 
 export const ERROR_CODES = {
@@ -24,6 +24,15 @@ const { ErrorWithProps } = mercurius
 export const userError = (message: string, code: string = ERROR_CODES.BAD_USER_INPUT): Error => new ErrorWithProps(message, { code }, 200)
 
 export const notFound = (message: string): Error => userError(message, ERROR_CODES.NOT_FOUND)
+
+/**
+ * mercurius, when a query does not parse, tries it as a JSON-encoded AST: a
+ * query of `0` or `{}` then reaches the hooks as a number or a plain object.
+ * Refused as the syntax error it is.
+ */
+export function assertDocument (document: unknown): asserts document is DocumentNode {
+  if ((document as { kind?: unknown } | null)?.kind !== Kind.DOCUMENT) throw new GraphQLError('Syntax Error: the query is not a GraphQL document.')
+}
 
 /** Errors mercurius wraps (validation, depth) carry the real ones in `.errors`. */
 function unwrap (error: GraphQLError): GraphQLError[] {
@@ -48,14 +57,17 @@ type Original = Error & { code?: string, statusCode?: number, errors?: unknown }
 /**
  * The HTTP status: 200 for anything GraphQL said about the operation; the
  * request's own status when the body was not one GraphQL request (not JSON,
- * too large, no query: Fastify's FST_ERR_* or a body-schema error), 405 for a
- * subscription over GET.
+ * too large, no query, `variables` that are not JSON: Fastify's FST_ERR_*, a
+ * body-schema error or mercurius's own), 405 for a subscription over GET.
  */
 function statusOf (errors: readonly GraphQLError[]): number {
   for (const error of errors) {
     const original = error.originalError as Original | undefined
     if (original?.code?.startsWith('FST_ERR') === true) return original.statusCode ?? 400
     if (original?.code === 'MER_ERR_METHOD_NOT_ALLOWED') return 405
+    // A GET without a query, or whose `variables` or `extensions` are not JSON: not a GraphQL request at all.
+    if (original?.code === 'MER_ERR_GQL_PERSISTED_QUERY_NOT_FOUND') return 400
+    if (original?.code === 'MER_ERR_GQL_VALIDATION' && original instanceof SyntaxError) return 400
     if (Array.isArray(original?.errors) && original.errors.some((e) => !(e instanceof GraphQLError))) return 400
   }
   return 200

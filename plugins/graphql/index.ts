@@ -8,7 +8,7 @@ import { SCALARS } from './scalars.ts'
 import { camelCaseDocument } from './spelling.ts'
 import { checkComplexity, depthLimitRule } from './limits.ts'
 import { createBoundedPubSub } from './pubsub.ts'
-import { ERROR_CODES, formatErrors, userError } from './errors.ts'
+import { ERROR_CODES, assertDocument, formatErrors, userError } from './errors.ts'
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
@@ -50,7 +50,10 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     additionalRouteOptions: { bodyLimit: MAX_BODY_BYTES, preValidation: refuseBatches }
   }
   const limits = (scope: FastifyInstance): void => {
-    scope.graphql.addHook('preValidation', async (_schema, document) => { camelCaseDocument(document) })
+    scope.graphql.addHook('preValidation', async (_schema, document) => {
+      assertDocument(document)
+      camelCaseDocument(document)
+    })
     scope.graphql.addHook('preExecution', async (schema, document, _context, variables) => {
       checkComplexity(schema, document, variables, options.maxComplexity)
     })
@@ -77,6 +80,7 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
 }
 
 function validateSubscription (schema: GraphQLSchema, document: DocumentNode, options: GraphqlOptions): void {
+  assertDocument(document)
   camelCaseDocument(document)
   const errors = validate(schema, document, [...specifiedRules, depthLimitRule(options.maxDepth)])
   if (errors.length > 0) throw userError(errors.map((e) => e.message).join('; '), ERROR_CODES.VALIDATION)

@@ -7,7 +7,7 @@ import { listBlockInternalTransactions } from '../../core/queries/internal-trans
 import { presentTransaction } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
-import { integerParam, keysetPage } from './pages.ts'
+import { bigintParam, integerParam, keysetPage } from './pages.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 
@@ -22,7 +22,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
-    const rows = await listBlocks(app.db.knex, request.query.block_number)
+    const rows = await listBlocks(app.db.knex, request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0))
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     return {

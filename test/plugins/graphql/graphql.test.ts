@@ -320,6 +320,18 @@ t.test('bad input: a malformed hash, too deep, too costly, bad pages, batches', 
   t.match(unknownField.body.errors![0], { message: /Cannot query field "bogus"/, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })
   const syntax = await gql('{ block(number: 1) { hash }')
   t.match(syntax.body.errors![0], { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })
+  // mercurius tries a query that does not parse as a JSON-encoded AST: `0` and `{}` then reach the hooks as values.
+  for (const query of ['0', '{}', '[]']) {
+    const notDocument = await gql(query)
+    t.equal(notDocument.status, 200, query)
+    t.match(notDocument.body.errors![0], { message: /^Syntax Error/, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }, `${query} is a syntax error`)
+  }
+  const noQuery = await app.inject({ method: 'GET', url: '/api/v2/graphql' })
+  t.equal(noQuery.statusCode, 400, 'a GET without a query')
+  t.equal(noQuery.json().errors[0].extensions.code, 'BAD_REQUEST')
+  const badVariables = await app.inject({ method: 'GET', url: `/api/v2/graphql?query=${encodeURIComponent('{ block(number: 1) { hash } }')}&variables=NaN` })
+  t.equal(badVariables.statusCode, 400, 'variables that are not JSON')
+  t.equal(badVariables.json().errors[0].extensions.code, 'BAD_REQUEST')
 
   const batch = await app.inject({ method: 'POST', url: '/api/v2/graphql', payload: [{ query: '{ block(number: 1) { hash } }' }, { query: '{ block(number: 2) { hash } }' }] })
   t.equal(batch.statusCode, 400)
