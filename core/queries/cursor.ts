@@ -16,3 +16,7 @@ export const clampInteger = (n: number): number => clamp(n, INT32_MIN, INT32_MAX
 export const AFTER_ALL = INT32_MAX
 /** Before every position within a block (or log), in descending order. */
 export const BEFORE_ALL = INT32_MIN
+
+/** Whether `n` fits a keyset column: block_number is a bigint, every other key column an integer. */
+export const fitsKeyColumn = (column: string, n: unknown): boolean =>
+  Number.isSafeInteger(n) && (column === 'block_number' || ((n as number) >= INT32_MIN && (n as number) <= INT32_MAX))

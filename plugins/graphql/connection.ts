@@ -2,6 +2,7 @@
 // row's key in the connection's order, tagged with the connection), stable
 // across new blocks, and never offsets.
 import type { KeysetPage, KeyValue, PageRows } from '../../core/queries/graphql-page.ts'
+import { fitsKeyColumn } from '../../core/queries/cursor.ts'
 import { userError } from './errors.ts'
 
 /** The most rows one connection page may ask for. */
@@ -15,7 +16,8 @@ export function encodeCursor (tag: string, key: KeyValue[]): string {
   return Buffer.from(JSON.stringify([tag, ...key])).toString('base64url')
 }
 
-function decodeCursor (tag: string, arity: number, cursor: string, argument: string): KeyValue[] {
+/** A cursor's key, each value checked against its column: a tampered one is the client's mistake, not a database error. */
+function decodeCursor (tag: string, columns: readonly string[], cursor: string, argument: string): KeyValue[] {
   const fail = () => userError(`Invalid cursor provided as \`${argument}\` argument`)
   let parsed: unknown
   try {
@@ -23,9 +25,9 @@ function decodeCursor (tag: string, arity: number, cursor: string, argument: str
   } catch {
     throw fail()
   }
-  if (!Array.isArray(parsed) || parsed[0] !== tag || parsed.length !== arity + 1) throw fail()
+  if (!Array.isArray(parsed) || parsed[0] !== tag || parsed.length !== columns.length + 1) throw fail()
   const key = parsed.slice(1)
-  if (!key.every((k) => Number.isSafeInteger(k))) throw fail()
+  if (!key.every((k, i) => fitsKeyColumn(columns[i]!, k))) throw fail()
   return key as KeyValue[]
 }
 
@@ -34,7 +36,7 @@ function decodeCursor (tag: string, arity: number, cursor: string, argument: str
  * (Blockscout's wording where it has one). `count` is accepted and ignored:
  * Blockscout needs it to turn `last` into an offset, keyset pages do not.
  */
-export function pageOf (args: ConnectionArgs, kind: { tag: string, arity: number, order: 'asc' | 'desc' }): KeysetPage {
+export function pageOf (args: ConnectionArgs, kind: { tag: string, columns: readonly string[], order: 'asc' | 'desc' }): KeysetPage {
   const { first, last } = args
   if (first == null && last == null) throw userError('You must either supply `:first` or `:last`')
   if (first != null && last != null) throw userError('Supply `first` or `last`, not both')
@@ -42,8 +44,8 @@ export function pageOf (args: ConnectionArgs, kind: { tag: string, arity: number
   if (size < 0 || size > MAX_PAGE_SIZE) throw userError(`\`${first != null ? 'first' : 'last'}\` must be between 0 and ${MAX_PAGE_SIZE}`)
   return {
     limit: size,
-    after: args.after == null ? undefined : decodeCursor(kind.tag, kind.arity, args.after, 'after'),
-    before: args.before == null ? undefined : decodeCursor(kind.tag, kind.arity, args.before, 'before'),
+    after: args.after == null ? undefined : decodeCursor(kind.tag, kind.columns, args.after, 'after'),
+    before: args.before == null ? undefined : decodeCursor(kind.tag, kind.columns, args.before, 'before'),
     fromEnd: last != null,
     order: kind.order
   }

@@ -18,13 +18,14 @@ import { pageOf, toConnection, type ConnectionArgs, type ConnectionKind } from '
 type Query<Obj> = { obj: Obj, params: Record<string, unknown> }
 type Loader<Obj> = (queries: Array<Query<Obj>>, context: object) => Promise<unknown[]>
 
-export type ConnectionSpec<Row> = ConnectionKind<Row> & { arity: number }
+/** `columns`: the key columns a cursor holds, in order. */
+export type ConnectionSpec<Row> = ConnectionKind<Row> & { columns: readonly string[] }
 
 export const CONNECTIONS = {
-  transactions: { tag: 'tx', arity: ADDRESS_TRANSACTION_KEY.length, key: (r: GraphqlTransaction) => [r.block_number, r.transaction_index] },
-  tokenTransfers: { tag: 'tt', arity: TOKEN_TRANSFER_KEY.length, order: 'desc', key: (r: TokenTransferRow) => [r.block_number, r.log_index, r.batch_index] },
-  internalTransactions: { tag: 'it', arity: INTERNAL_TRANSACTION_KEY.length, order: 'asc', key: (r: InternalTransactionRow) => [r.trace_index] },
-  logs: { tag: 'log', arity: LOG_KEY.length, order: 'asc', key: (r: LogRow) => [r.log_index] }
+  transactions: { tag: 'tx', columns: ADDRESS_TRANSACTION_KEY, key: (r: GraphqlTransaction) => [r.block_number, r.transaction_index] },
+  tokenTransfers: { tag: 'tt', columns: TOKEN_TRANSFER_KEY, order: 'desc', key: (r: TokenTransferRow) => [r.block_number, r.log_index, r.batch_index] },
+  internalTransactions: { tag: 'it', columns: INTERNAL_TRANSACTION_KEY, order: 'asc', key: (r: InternalTransactionRow) => [r.trace_index] },
+  logs: { tag: 'log', columns: LOG_KEY, order: 'asc', key: (r: LogRow) => [r.log_index] }
 } satisfies Record<string, ConnectionSpec<any>>
 
 /**
@@ -40,7 +41,7 @@ export function connectionLoader<Obj, Row> (spec: ConnectionSpec<Row>, parentKey
       const args = params as ConnectionArgs
       const order = args.order === 'ASC' ? 'asc' : spec.order ?? 'desc'
       try {
-        const page = pageOf(args, { tag: spec.tag, arity: spec.arity, order })
+        const page = pageOf(args, { tag: spec.tag, columns: spec.columns, order })
         const key = JSON.stringify(page)
         const group = groups.get(key) ?? groups.set(key, { page, indexes: [] }).get(key)!
         group.indexes.push(i)

@@ -50,7 +50,7 @@ export function createQueryResolvers (db: Knex) {
       },
       async tokenTransfers (_root: unknown, args: ConnectionArgs & { tokenContractAddressHash: string }) {
         const spec = CONNECTIONS.tokenTransfers
-        const page = pageOf(args, { tag: spec.tag, arity: spec.arity, order: spec.order })
+        const page = pageOf(args, { tag: spec.tag, columns: spec.columns, order: spec.order })
         return toConnection(page, await listTokenTransfers(db, args.tokenContractAddressHash, page), spec)
       }
     },

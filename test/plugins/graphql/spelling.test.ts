@@ -17,7 +17,7 @@ t.test('camelCaseDocument() renames snake_case fields and arguments, aliasing fi
 })
 
 t.test('pageOf() reads Relay arguments and refuses bad ones with Blockscout\'s wording', async (t) => {
-  const kind = { tag: 'tx', arity: 2, order: 'desc' as const }
+  const kind = { tag: 'tx', columns: ['block_number', 'transaction_index'], order: 'desc' as const }
   t.same(pageOf({ first: 3, after: encodeCursor('tx', [7, 1]) }, kind), { limit: 3, after: [7, 1], before: undefined, fromEnd: false, order: 'desc' })
   t.same(pageOf({ last: 2, count: 9 }, kind), { limit: 2, after: undefined, before: undefined, fromEnd: true, order: 'desc' })
   const cases: Array<[object, RegExp]> = [
