@@ -1,14 +1,13 @@
 // Blockscout's token, token balance and NFT instance objects from stored rows.
-import { getAddress } from 'ethers'
 import type { TokenRecord } from '../../core/queries/tokens.ts'
 import type { InstanceRecord } from '../../core/queries/token-instances.ts'
-import { addressObject, hex } from './present.ts'
+import { addressObject, checksumAddress } from './present.ts'
 
 const ZERO_ADDRESS = Buffer.alloc(20)
 
 export function presentToken (t: TokenRecord) {
   return {
-    address_hash: getAddress(hex(t.address)),
+    address_hash: checksumAddress(t.address),
     name: t.name,
     symbol: t.symbol,
     decimals: t.decimals === null ? null : String(t.decimals),
