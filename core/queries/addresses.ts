@@ -21,16 +21,23 @@ export type AddressRecord = {
   token: { type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number } | null
 }
 
+/**
+ * The probes take the address as a value, not from the outer row: a clique
+ * chain's blocks all have one signer and a token's logs one address, so for a
+ * correlated probe PostgreSQL expects every row to match and scans the table
+ * (100,000 blocks and as many logs for any other address); with the value it
+ * reads the column's statistics and probes the index.
+ */
 export async function findAddress (db: Knex, hash: Buffer): Promise<AddressRecord | undefined> {
   const { rows } = await db.raw(`
     select a.coin_balance::text, a.balance_block, a.contract_code, a.creation_transaction, a.creator,
       (select status from transactions t where t.hash = a.creation_transaction) as creation_status,
       a.transaction_count::text, a.token_transfer_count::text, a.gas_used::text,
-      exists (select 1 from blocks b where b.signer = a.hash) as has_validated_blocks,
-      exists (select 1 from logs l where l.address = a.hash) as has_logs,
-      exists (select 1 from token_balances tb where tb.holder = a.hash and tb.value > 0) as has_tokens,
+      exists (select 1 from blocks b where b.signer = ?) as has_validated_blocks,
+      exists (select 1 from logs l where l.address = ?) as has_logs,
+      exists (select 1 from token_balances tb where tb.holder = ? and tb.value > 0) as has_tokens,
       (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token
-    from addresses a where a.hash = ?`, [hash])
+    from addresses a where a.hash = ?`, [hash, hash, hash, hash])
   const row = rows[0]
   return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }
 }
