@@ -1,23 +1,25 @@
 // Block reads for the explorer APIs: keyset pages by number (the primary key's
 // order, so a deep page costs what the first does) and fees summed per block.
 import type { Knex } from 'knex'
+import { epochColumn, hexColumn } from './columns.ts'
 import { preparedRows } from './prepared.ts'
 
 export const PAGE_SIZE = 50
 
+/** Hashes and addresses as 0x-hex text, the timestamp in epoch seconds (columns.ts says why). */
 export type BlockRecord = {
   number: number
-  hash: Buffer
-  parent_hash: Buffer
-  timestamp: Date
-  signer: Buffer | null
-  miner: Buffer
+  hash: string
+  parent_hash: string
+  timestamp: number
+  signer: string | null
+  miner: string
   signer_is_contract: boolean
   gas_limit: string
   gas_used: string
   base_fee_per_gas: string | null
   size: number
-  nonce: Buffer
+  nonce: string
   difficulty: string
   total_difficulty: string
   transaction_count: number
@@ -29,8 +31,9 @@ export type BlockRecord = {
 }
 
 const BLOCK_COLUMNS = `
-  b.number, b.hash, b.parent_hash, b.timestamp, b.signer, b.miner, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.size,
-  b.nonce, b.difficulty, b.total_difficulty, b.transaction_count, b.internal_transaction_count,
+  b.number, ${hexColumn('b.hash')} as hash, ${hexColumn('b.parent_hash')} as parent_hash, ${epochColumn('b.timestamp')} as timestamp,
+  ${hexColumn('b.signer')} as signer, ${hexColumn('b.miner')} as miner, b.gas_limit, b.gas_used, b.base_fee_per_gas, b.size,
+  ${hexColumn('b.nonce')} as nonce, b.difficulty, b.total_difficulty, b.transaction_count, b.internal_transaction_count,
   coalesce(a.contract_code is not null, false) as signer_is_contract,
   coalesce(f.transaction_fees, 0)::text as transaction_fees, coalesce(f.priority_fees, 0)::text as priority_fees`
 

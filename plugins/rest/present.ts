@@ -88,9 +88,9 @@ export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
   const target = gasLimit / ELASTICITY_MULTIPLIER
   return {
     height: b.number,
-    hash: hex(b.hash),
-    parent_hash: hex(b.parent_hash),
-    timestamp: timestamp(b.timestamp),
+    hash: b.hash,
+    parent_hash: b.parent_hash,
+    timestamp: epochTimestamp(b.timestamp),
     transactions_count: b.transaction_count,
     internal_transactions_count: variant === 'detail' ? b.internal_transaction_count : null,
     withdrawals_count: variant === 'detail' ? 0 : null,
@@ -101,7 +101,7 @@ export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
     total_difficulty: b.total_difficulty,
     gas_used: b.gas_used,
     gas_limit: b.gas_limit,
-    nonce: hex(b.nonce),
+    nonce: b.nonce,
     base_fee_per_gas: b.base_fee_per_gas,
     burnt_fees: burnt === null ? null : burnt.toString(),
     priority_fee: b.priority_fees,
