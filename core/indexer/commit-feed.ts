@@ -8,6 +8,7 @@
 import pg from 'pg'
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
+import { epochColumn, hexColumn } from '../queries/columns.ts'
 import { BLOCK_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS } from './row-columns.ts'
 import type { ColumnType, Columns } from './copy-rows.ts'
 import type { CommittedBlock } from './types.ts'
@@ -69,8 +70,8 @@ export function readBackFrom (heardThrough: number | undefined, from: number, ma
 function selectAs (name: string, type: ColumnType): string {
   const column = `"${name}"`
   switch (type) {
-    case 'bytea': return `'0x' || encode(${column}, 'hex') as ${column}`
-    case 'timestamptz': return `extract(epoch from ${column})::float8 as ${column}`
+    case 'bytea': return `${hexColumn(column)} as ${column}`
+    case 'timestamptz': return `${epochColumn(column)} as ${column}`
     case 'bigint': return HEIGHT_COLUMNS.has(name) ? `${column}::float8 as ${column}` : `${column}::text as ${column}`
     case 'numeric': return `${column}::text as ${column}`
     default: return column

@@ -33,11 +33,11 @@ export async function findAddress (db: Knex, hash: Buffer): Promise<AddressRecor
     select a.coin_balance::text, a.balance_block, a.contract_code, a.creation_transaction, a.creator,
       (select status from transactions t where t.hash = a.creation_transaction) as creation_status,
       a.transaction_count::text, a.token_transfer_count::text, a.gas_used::text,
-      exists (select 1 from blocks b where b.signer = ?) as has_validated_blocks,
-      exists (select 1 from logs l where l.address = ?) as has_logs,
-      exists (select 1 from token_balances tb where tb.holder = ? and tb.value > 0) as has_tokens,
+      exists (select 1 from blocks b where b.signer = :hash) as has_validated_blocks,
+      exists (select 1 from logs l where l.address = :hash) as has_logs,
+      exists (select 1 from token_balances tb where tb.holder = :hash and tb.value > 0) as has_tokens,
       (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token
-    from addresses a where a.hash = ?`, [hash, hash, hash, hash])
+    from addresses a where a.hash = :hash`, { hash })
   const row = rows[0]
   return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }
 }

@@ -6,8 +6,7 @@ import { presentTransaction } from './present-transaction.ts'
 import { addressObject, epochTimestamp, hex, hashBytes } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
-import { bigintParam, integerParam } from './pages.ts'
-import { AFTER_ALL } from '../../core/queries/cursor.ts'
+import { blockIndexCursor } from './pages.ts'
 
 const intString = { type: 'string' }
 
@@ -103,7 +102,7 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request) => {
     const q = request.query
-    const cursor = q.block_number === undefined ? undefined : { blockNumber: bigintParam(q.block_number, 0), index: integerParam(q.index, AFTER_ALL) }
+    const cursor = blockIndexCursor(q)
     const rows = await listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor)
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]

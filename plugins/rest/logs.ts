@@ -1,11 +1,10 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { AFTER_ALL } from '../../core/queries/cursor.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import { listAddressLogs, listTransactionLogs, type LogRecord } from '../../core/queries/logs.ts'
 import { log, logCursorParams } from './list-schemas.ts'
-import { bigintParam, integerParam, keysetPage } from './pages.ts'
+import { blockIndexCursor, integerParam, keysetPage } from './pages.ts'
 import { presentLog } from './present-log.ts'
 import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
@@ -44,7 +43,7 @@ export async function logRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request) => {
     const q = request.query
-    const cursor = q.block_number === undefined ? undefined : { blockNumber: bigintParam(q.block_number, 0), index: integerParam(q.index, AFTER_ALL) }
+    const cursor = blockIndexCursor(q)
     const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
     const rows = await listAddressLogs(db, hashBytes(request.params.address_hash_param), topic, cursor)
     return keysetPage(rows, presentLog, nextParams, q, CURSOR_KEYS)

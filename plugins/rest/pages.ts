@@ -31,6 +31,14 @@ export const pageSize = (limit: number | null | undefined): number => limit == n
 export const bigintParam = (value: number | undefined, fallback: number): number => value === undefined ? fallback : clampBigint(value)
 export const integerParam = (value: number | undefined, fallback: number): number => value === undefined ? fallback : clampInteger(value)
 
+/**
+ * The (block_number, index) cursor of a newest-first list, clamped to its
+ * columns; an index left out passes the whole block. Undefined without a block.
+ */
+export function blockIndexCursor (q: { block_number?: number, index?: number }): { blockNumber: number, index: number } | undefined {
+  return q.block_number === undefined ? undefined : { blockNumber: bigintParam(q.block_number, 0), index: integerParam(q.index, AFTER_ALL) }
+}
+
 export type TokenTransferPageQuery = {
   block_number?: number
   index?: number

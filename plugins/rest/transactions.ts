@@ -4,8 +4,7 @@ import { findTransaction, listTransactionTokenTransfers, listTransactions } from
 import { presentTokenTransfer, presentTransaction } from './present-transaction.ts'
 import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
-import { bigintParam, integerParam } from './pages.ts'
-import { AFTER_ALL } from '../../core/queries/cursor.ts'
+import { blockIndexCursor } from './pages.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
@@ -33,7 +32,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     const q = request.query
     // Pending transactions are not indexed and clique Geth 1.13 has no blobs.
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
-    const cursor = q.block_number === undefined ? undefined : { blockNumber: bigintParam(q.block_number, 0), index: integerParam(q.index, AFTER_ALL) }
+    const cursor = blockIndexCursor(q)
     const rows = await listTransactions(app.db.knex, cursor)
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
