@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import fp from 'fastify-plugin'
 import mercurius, { type MercuriusOptions } from 'mercurius'
+import websocket from '@fastify/websocket'
 import { printSchema, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../core/config.ts'
@@ -12,6 +13,7 @@ import { ERROR_CODES, assertDocument, formatErrors, userError } from './errors.t
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
+import { guardSubscriptionMessages, MAX_WEBSOCKET_MESSAGE_BYTES } from './websocket-messages.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { feedSubscriptions } from './feed.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
@@ -60,6 +62,9 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
   }
 
   await app.register(async (scope) => {
+    // Registered here rather than by mercurius (which then uses it) so that its server is in reach.
+    await scope.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
+    guardSubscriptionMessages(scope.websocketServer)
     await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }) } })
     limits(scope)
     // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here.
