@@ -13,7 +13,9 @@
 // Knobs (environment): BENCH_BLOCKS, BENCH_TRANSACTIONS (chain size),
 // BENCH_LAG_DURATION_S (0 skips c), BENCH_LAG_TPS, BENCH_API (0 skips d),
 // BENCH_API_CONNECTIONS, BENCH_API_RATE, BENCH_IDLE_S, BENCH_BACKFILL_TIMEOUT_S,
-// BENCH_BATCH_BLOCKS, BENCH_BATCHES_IN_FLIGHT (a and b only); diagnostics:
+// BENCH_BATCH_BLOCKS, BENCH_BATCHES_IN_FLIGHT (a and b only), BENCH_ROUNDS
+// (3: pairs of a floor and a backfill, the target taking their median ratio;
+// the diagnostics below cover the first round only); diagnostics:
 // BENCH_CPU_PROFILE=<file>, BENCH_TRACE_SQL=1, BENCH_STAGES=1.
 // Exit codes: 0 report printed (targets met or not), 1 setup failed.
 import { chmod, cp, mkdtemp, rm } from 'node:fs/promises'
@@ -33,7 +35,7 @@ import { startApiLoad } from './indexer/api-load.ts'
 import { measureHeadLag } from './indexer/head-lag.ts'
 import { replayBatches } from './indexer/instrument.ts'
 import { measureDecode, replayStore } from './indexer/stages.ts'
-import { printJson, printReport, type FloorRun, type IndexerBenchFigures } from './indexer/report.ts'
+import { printJson, printReport, type FloorRun, type IndexerBenchFigures, type Round } from './indexer/report.ts'
 
 const EXIT_SETUP_FAILED = 1
 const DECODE_SAMPLE_BLOCKS = 1000
@@ -49,6 +51,7 @@ type Settings = {
   apiRatePerS: number
   idleS: number
   backfillTimeoutS: number
+  rounds: number
   batchBlocks: number | undefined
   batchesInFlight: number | undefined
   cpuProfile: string | undefined
@@ -78,6 +81,7 @@ function readSettings (env = process.env): Settings {
     apiRatePerS: int('BENCH_API_RATE', 50),
     idleS: int('BENCH_IDLE_S', 10),
     backfillTimeoutS: int('BENCH_BACKFILL_TIMEOUT_S', 1200),
+    rounds: int('BENCH_ROUNDS', 3),
     // Both unset: the indexer's own defaults, read from its source.
     batchBlocks: optional('BENCH_BATCH_BLOCKS'),
     batchesInFlight: optional('BENCH_BATCHES_IN_FLIGHT'),
@@ -126,27 +130,40 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
     const figures = await measureFloor({ rpc: node.rpc, head, batchBlocks, batchesInFlight })
     return { ...figures, cpu: await stopCpuMeter() }
   }
+  await databases.settle()
   console.error(`(a) floor: fetching blocks 0..${head}, ${batchBlocks} per batch, ${batchesInFlight} in flight; twice (Geth's caches cold, then warm)`)
   const floorCold = await floorRun()
   const floor = await floorRun()
   console.error(`    ${seconds(floorCold.ms)} cold, ${seconds(floor.ms)} warm`)
 
+  await databases.settle()
   console.error('(b) backfill: createIndexer into an empty database')
-  const backfillDb = await databases.create('tg_bench_backfill')
-  const { recordedBatches, storedBatches, ...backfill } = await runBackfill({
-    rpc: node.rpc,
-    wsUrl: node.wsUrl,
-    gethPid: node.supervisor?.pid,
-    postgresPid: databases.pid,
-    databaseUrl: backfillDb.url,
-    head,
-    timeoutMs: s.backfillTimeoutS * MS_PER_S,
-    ...(overridden ? { batchBlocks, batchesInFlight } : {}),
-    profileFile: s.cpuProfile,
-    traceSql: s.traceSql,
-    keepBatches: s.stages
-  })
-  await backfillDb.drop()
+  const backfillInto = async (diagnose: boolean): ReturnType<typeof runBackfill> => {
+    const backfillDb = await databases.create('tg_bench_backfill')
+    const result = await runBackfill({
+      rpc: node.rpc,
+      wsUrl: node.wsUrl,
+      gethPid: node.supervisor?.pid,
+      postgresPid: databases.pid,
+      databaseUrl: backfillDb.url,
+      head,
+      timeoutMs: s.backfillTimeoutS * MS_PER_S,
+      ...(overridden ? { batchBlocks, batchesInFlight } : {}),
+      ...(diagnose ? { profileFile: s.cpuProfile, traceSql: s.traceSql, keepBatches: s.stages } : {})
+    })
+    await backfillDb.drop()
+    return result
+  }
+  const { recordedBatches, storedBatches, ...backfill } = await backfillInto(true)
+  const rounds: Round[] = [{ floorMs: floor.ms, backfillMs: backfill.ms, ratio: backfill.ms / floor.ms }]
+  while (rounds.length < s.rounds) {
+    await databases.settle()
+    const floorMs = (await floorRun()).ms
+    await databases.settle()
+    const backfillMs = (await backfillInto(false)).ms
+    rounds.push({ floorMs, backfillMs, ratio: backfillMs / floorMs })
+    console.error(`    round ${rounds.length} of ${s.rounds}: floor ${seconds(floorMs)}, backfill ${seconds(backfillMs)}`)
+  }
   console.error(`    ${seconds(backfill.ms)}; replaying its ${recordedBatches.length} RPC batches, ${batchesInFlight} at a time`)
   const stopReplayCpu = await startCpuMeter(node.supervisor?.pid, databases.pid)
   const replayMs = await replayBatches(node.rpc, recordedBatches, batchesInFlight)
@@ -208,6 +225,7 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
     replay,
     stages,
     backfill,
+    rounds,
     api,
     lag
   }

@@ -1,6 +1,7 @@
 // Throwaway databases for the benchmark's runs: on DATABASE_URL's server when
 // it is set, otherwise on one embedded PostgreSQL started for the whole run.
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
+import pg from 'pg'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../../../core/logger.ts'
@@ -14,6 +15,11 @@ export type DatabaseServer = {
   pid: number | undefined
   /** A fresh, empty database; dropped by close() if not before. */
   create (prefix: string): Promise<ScratchDatabase>
+  /**
+   * Writes out what earlier runs left dirty (CHECKPOINT), so that a floor run
+   * right after a backfill does not share the CPUs with that server's writes.
+   */
+  settle (): Promise<void>
   close (): Promise<void>
 }
 
@@ -53,6 +59,15 @@ function track (kind: DatabaseServer['kind'], pid: number | undefined, serverUrl
       }
       open.add(tracked)
       return tracked
+    },
+    async settle () {
+      const client = new pg.Client({ connectionString: serverUrl })
+      await client.connect()
+      try {
+        await client.query('checkpoint')
+      } finally {
+        await client.end()
+      }
     },
     async close () {
       for (const database of [...open]) await database.drop().catch((err: unknown) => console.error(`dropping ${database.url} failed: ${(err as Error).message}`))
