@@ -14,16 +14,20 @@ export type InstanceRecord = {
   supply: string
 }
 
-const OWNER_COLUMNS = `
+/** An InstanceRecord's columns from a row `i` (with its token_id) and ownerJoin's `o` and `a`. */
+export const OWNER_COLUMNS = `
   i.token_id::text,
   o.holder as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply`
 
-const OWNER_JOIN = `
+/** The holders of id `i.token_id` of the token at `token` (an SQL expression or a ? binding). */
+export const ownerJoin = (token: string): string => `
   left join lateral (
     select case when count(*) = 1 then (array_agg(b.holder))[1] end as holder, sum(b.value) as supply
-    from token_balances b where b.token_address = ? and b.token_id = i.token_id
+    -- Ids are never negative (-1 is a fungible balance): said here, token_balances_token_id (partial) serves the probe.
+    from token_balances b where b.token_address = ${token} and b.token_id = i.token_id and b.token_id >= 0
   ) o on true
   left join addresses a on a.hash = o.holder`
+const OWNER_JOIN = ownerJoin('?')
 
 /** Instances below `before` (all when undefined), highest id first; one more than a page. */
 export async function listTokenInstances (db: Knex, token: Buffer, before: string | undefined): Promise<InstanceRecord[]> {

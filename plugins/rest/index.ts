@@ -10,6 +10,7 @@ import { logRoutes } from './logs.ts'
 import { transactionTraceRoutes } from './transaction-trace.ts'
 import { addressListRoutes } from './address-lists.ts'
 import { addressTokenRoutes } from './address-tokens.ts'
+import { addressNftRoutes } from './address-nfts.ts'
 import { tokenRoutes } from './tokens.ts'
 import { tokenInstanceRoutes } from './token-instances.ts'
 import { smartContractRoutes } from './smart-contracts.ts'
@@ -51,6 +52,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(transactionTraceRoutes)
     await scope.register(addressListRoutes)
     await scope.register(addressTokenRoutes)
+    await scope.register(addressNftRoutes)
     await scope.register(tokenRoutes)
     await scope.register(tokenInstanceRoutes)
     await scope.register(smartContractRoutes)

@@ -51,6 +51,19 @@ export const tokenInstance = {
   }
 }
 
+/** An instance in an address's NFT list: whose type it is and how many units the address holds. */
+export const tokenInstanceInList = {
+  ...tokenInstance,
+  required: [...tokenInstance.required, 'token_type', 'value'],
+  properties: { ...tokenInstance.properties, token_type: { type: 'string', enum: TOKEN_TYPES }, value: intStringNullable }
+}
+
+export const nftCollection = {
+  type: 'object',
+  required: ['token', 'amount', 'token_instances'],
+  properties: { token, amount: intStringNullable, token_instances: { type: 'array', items: tokenInstanceInList } }
+}
+
 export const tokenBalance = {
   type: 'object',
   required: ['token', 'token_id', 'token_instance', 'value'],

@@ -9,6 +9,7 @@ import * as tokenHoldings from './2026_11_21_4_token_holdings.ts'
 import * as indexerBulkLoad from './2026_11_21_5_indexer_bulk_load.ts'
 import * as transactionFlagIndexes from './2026_11_21_6_transaction_flag_indexes.ts'
 import * as transactionTokenTransferFlag from './2026_11_21_7_transaction_token_transfer_flag.ts'
+import * as addressNftIndex from './2026_11_21_8_address_nft_index.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -20,7 +21,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_21_4_token_holdings', tokenHoldings],
   ['2026_11_21_5_indexer_bulk_load', indexerBulkLoad],
   ['2026_11_21_6_transaction_flag_indexes', transactionFlagIndexes],
-  ['2026_11_21_7_transaction_token_transfer_flag', transactionTokenTransferFlag]
+  ['2026_11_21_7_transaction_token_transfer_flag', transactionTokenTransferFlag],
+  ['2026_11_21_8_address_nft_index', addressNftIndex]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

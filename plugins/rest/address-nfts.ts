@@ -1,0 +1,67 @@
+// An address's NFTs: each id it holds (/nft) or each collection with its
+// highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
+// Blockscout pages them (collection address, id, type).
+import type { FastifyInstance } from 'fastify'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { listAddressNftCollections, listAddressNfts, type HeldInstance } from '../../core/queries/address-nfts.ts'
+import type { TokenRecord } from '../../core/queries/tokens.ts'
+import { presentInstance, presentToken } from './present-token.ts'
+import { toPage } from './paging.ts'
+import { TOKEN_TYPES, cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
+import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
+import { hashBytes, hex } from './present.ts'
+
+type Cursor = { token_contract_address_hash?: string, token_type?: string }
+type NftQuery = Cursor & { type?: string, token_id?: string }
+
+const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contract_address_hash: cursorAddress, token_type: { type: 'string', enum: TOKEN_TYPES } }
+
+const presentHeld = (i: HeldInstance, token: TokenRecord) => ({ ...presentInstance(i, token), token_type: token.type, value: i.value })
+
+export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+
+  app.get<{ Params: Params, Querystring: NftQuery }>('/addresses/:address_hash_param/nft', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'The NFT ids the address holds: ERC-721, then ERC-1155 and ERC-404; by collection, highest id first (50 a page)',
+      params,
+      querystring: query({ ...cursorParams, token_id: cursorIntString }),
+      response: {
+        200: page(tokenInstanceInList, { token_contract_address_hash: { type: 'string' }, token_id: { type: 'string' }, token_type: { type: 'string' }, items_count: { type: 'integer' } }),
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const q = request.query
+    const tokenId = cursorValue(q.token_id)
+    const cursor = q.token_contract_address_hash === undefined || q.token_type === undefined || tokenId === undefined
+      ? undefined
+      : { tokenAddress: hashBytes(q.token_contract_address_hash), tokenId, type: q.token_type }
+    const rows = await listAddressNfts(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    return toPage(rows, (n) => presentHeld(n.instance, n.token), (last) => ({
+      token_contract_address_hash: hex(last.token.address), token_id: last.instance.token_id, token_type: last.token.type, items_count: PAGE_SIZE
+    }))
+  })
+
+  app.get<{ Params: Params, Querystring: Cursor & { type?: string } }>('/addresses/:address_hash_param/nft/collections', {
+    schema: {
+      tags: ['addresses'],
+      summary: 'The NFT collections the address holds ids of, each with its nine highest (50 a page)',
+      params,
+      querystring: query(cursorParams),
+      response: {
+        200: page(nftCollection, { token_contract_address_hash: { type: 'string' }, token_type: { type: 'string' }, items_count: { type: 'integer' } }),
+        422: validationError
+      }
+    }
+  }, async (request) => {
+    const q = request.query
+    const cursor = q.token_contract_address_hash === undefined || q.token_type === undefined
+      ? undefined
+      : { tokenAddress: hashBytes(q.token_contract_address_hash), type: q.token_type }
+    const rows = await listAddressNftCollections(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    return toPage(rows, (c) => ({ token: presentToken(c.token), amount: c.amount, token_instances: c.instances.map((i) => presentHeld(i, c.token)) }),
+      (last) => ({ token_contract_address_hash: hex(last.token.address), token_type: last.token.type, items_count: PAGE_SIZE }))
+  })
+}
