@@ -4,6 +4,7 @@
 // index probe per id), so a deep page costs what the first does.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
+import type { HolderRecord } from './tokens.ts'
 
 export type InstanceRecord = {
   token_id: string
@@ -64,4 +65,22 @@ export async function findTokenInstance (db: Knex, token: Buffer, tokenId: strin
       select token_id from token_transfers where token_address = ? and token_id = ?::numeric limit 1
     ) i ${OWNER_JOIN}`, [token, tokenId, token])
   return rows[0]
+}
+
+/** The holders of one id, most units first, after (value, holder); one more than a page. */
+export async function listInstanceHolders (db: Knex, token: Buffer, tokenId: string, cursor: { value: string, holder: Buffer } | undefined): Promise<HolderRecord[]> {
+  const after = cursor === undefined ? '' : 'and (b.value, b.holder) < (?::numeric, ?)'
+  const { rows } = await db.raw(`
+    select b.holder, b.token_id::text, b.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
+    from (select * from token_balances b where b.token_address = ? and b.token_id = ?::numeric and b.token_id >= 0 and b.value > 0 ${after}
+      order by b.value desc, b.holder desc limit ${PAGE_SIZE + 1}) b
+    left join addresses a on a.hash = b.holder
+    order by b.value desc, b.holder desc`, cursor === undefined ? [token, tokenId] : [token, tokenId, cursor.value, cursor.holder])
+  return rows
+}
+
+/** Transfers that moved the id (an ERC-1155 batch once per item naming it). */
+export async function countInstanceTransfers (db: Knex, token: Buffer, tokenId: string): Promise<number> {
+  const { rows } = await db.raw('select count(*)::int as n from token_transfers where token_address = ? and token_id = ?::numeric', [token, tokenId])
+  return rows[0].n
 }

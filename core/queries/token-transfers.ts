@@ -64,6 +64,11 @@ export async function listTokenContractTransfers (db: Knex, token: Buffer, curso
   return await mergeSides(db, [{ where: 'token_address = ?', bindings: [token] }], cursor)
 }
 
+/** The transfers that moved one id of a token (token_transfers_token_id). */
+export async function listInstanceTransfers (db: Knex, token: Buffer, tokenId: string, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+  return await mergeSides(db, [{ where: 'token_address = ? and token_id = ?::numeric', bindings: [token, tokenId] }], cursor)
+}
+
 export type AddressTokenTransferFilter = { filter?: 'from' | 'to', types?: TokenType[], token?: Buffer }
 
 /**

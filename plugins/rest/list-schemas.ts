@@ -1,6 +1,6 @@
 // Schemas of the item kinds in the REST sub-lists (internal transactions,
 // logs, state changes, raw traces) and of their query parameters.
-import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, intString, itemsCount, nullable } from './schemas.ts'
+import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, intString, itemsCount, nullable, page, tokenTransfer } from './schemas.ts'
 
 const addressOrNull = { ...addressObject, type: ['object', 'null'] }
 const anyObject = { type: ['object', 'null'], additionalProperties: true }
@@ -101,3 +101,14 @@ export const tokenTransferCursorParams = {
 export const internalTransactionCursorParams = { block_number: blockNumberParam, transaction_index: integer, index: integer, items_count: itemsCount }
 export const logCursorParams = { block_number: blockNumberParam, index: integer, items_count: itemsCount }
 export { fullHash as hashParam }
+
+/** A page of token transfers and its cursor keys (the batch ones when a page ends inside an ERC-1155 batch), plus `extra`. */
+export const tokenTransferPage = (extra: Record<string, object> = {}) => page(tokenTransfer, {
+  block_number: { type: 'integer' },
+  index: { type: 'integer' },
+  batch_log_index: { type: 'integer' },
+  batch_block_hash: { type: 'string' },
+  batch_transaction_hash: { type: 'string' },
+  index_in_batch: { type: 'integer' },
+  ...extra
+})

@@ -1,11 +1,20 @@
 import type { FastifyInstance } from 'fastify'
-import { findToken } from '../../core/queries/tokens.ts'
-import { findTokenInstance, listHolderInstances, listTokenInstances } from '../../core/queries/token-instances.ts'
+import { findToken, type TokenRecord } from '../../core/queries/tokens.ts'
+import {
+  countInstanceTransfers, findTokenInstance, listHolderInstances, listInstanceHolders, listTokenInstances
+} from '../../core/queries/token-instances.ts'
+import { listInstanceTransfers } from '../../core/queries/token-transfers.ts'
 import { presentInstance } from './present-token.ts'
+import { presentTokenTransfer } from './present-transaction.ts'
 import { toPage } from './paging.ts'
-import { ADDRESS_PATTERN, addressHashParams, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
-import { hashBytes } from './present.ts'
-import { cursorAddress, cursorIntString, cursorValue, tokenInstance } from './token-schemas.ts'
+import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
+import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
+import {
+  ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams
+} from './schemas.ts'
+import { addressObject, hashBytes, hex } from './present.ts'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78
@@ -14,6 +23,18 @@ const instanceParams = {
   type: 'object',
   properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN }, token_id_param: { type: 'string', pattern: '^-?([1-9][0-9]*|0)$' } }
 }
+type InstanceParams = AddressHashParams & { token_id_param: string }
+
+/** An id no instance can have (negative, or past uint256) is asked of nothing: it names no rows. */
+const storableId = (id: string): boolean => !id.startsWith('-') && id.length <= MAX_TOKEN_ID_DIGITS
+
+/** The NFT token of the path, or undefined (404) for an unknown address or an ERC-20 token. */
+async function findNftToken (db: FastifyInstance['db']['knex'], params: InstanceParams): Promise<TokenRecord | undefined> {
+  const token = await findToken(db, hashBytes(params.address_hash_param))
+  return token === undefined || token.type === 'ERC-20' ? undefined : token
+}
+
+const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
 
 export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
@@ -40,7 +61,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> 
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
-  app.get<{ Params: AddressHashParams & { token_id_param: string } }>('/tokens/:address_hash_param/instances/:token_id_param', {
+  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param', {
     schema: {
       tags: ['tokens'],
       summary: 'One NFT instance: owner, token; metadata is not fetched',
@@ -57,5 +78,61 @@ export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> 
       : await findTokenInstance(db, address, id)
     if (token === undefined || found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return presentInstance(found, token)
+  })
+
+  app.get<{ Params: InstanceParams, Querystring: TokenTransferPageQuery & { token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
+    schema: {
+      tags: ['tokens'],
+      summary: 'Transfers that moved one NFT id, newest first (50 a page)',
+      params: instanceParams,
+      querystring: query({ ...tokenTransferCursorParams, token_id: cursorIntString }),
+      response: { 200: transferPage, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const { token_id_param: id } = request.params
+    const token = await findNftToken(db, request.params)
+    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    const rows = storableId(id) ? await listInstanceTransfers(db, token.address, id, tokenTransferCursor(request.query, 'desc')) : []
+    return keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }),
+      request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
+  })
+
+  app.get<{ Params: InstanceParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/holders', {
+    schema: {
+      tags: ['tokens'],
+      summary: 'Holders of one NFT id, most units first (50 a page)',
+      params: instanceParams,
+      querystring: query({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount }),
+      response: {
+        200: page(tokenHolder, { address_hash: { type: 'string' }, value: { type: 'string' }, token_id: { type: 'string' }, items_count: { type: 'integer' } }),
+        404: message,
+        422: validationError
+      }
+    }
+  }, async (request, reply) => {
+    const { token_id_param: id } = request.params
+    const token = await findNftToken(db, request.params)
+    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    const q = request.query
+    const value = cursorValue(q.value)
+    const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
+    const rows = storableId(id) ? await listInstanceHolders(db, token.address, id, cursor) : []
+    return toPage(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
+      (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
+  })
+
+  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
+    schema: {
+      tags: ['tokens'],
+      summary: 'How many transfers moved one NFT id',
+      params: instanceParams,
+      querystring: query(),
+      response: { 200: { type: 'object', required: ['transfers_count'], properties: { transfers_count: { type: 'integer' } } }, 404: message, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const { token_id_param: id } = request.params
+    const token = await findNftToken(db, request.params)
+    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    return { transfers_count: storableId(id) ? await countInstanceTransfers(db, token.address, id) : 0 }
   })
 }

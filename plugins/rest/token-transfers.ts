@@ -4,22 +4,15 @@ import { tokenExists, transactionExists } from '../../core/queries/exists.ts'
 import {
   listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers, listTransactionTokenTransfersPage
 } from '../../core/queries/token-transfers.ts'
-import { addressParam, tokenTransferCursorParams, tokenTypes } from './list-schemas.ts'
+import { addressParam, tokenTransferCursorParams, tokenTransferPage, tokenTypes } from './list-schemas.ts'
 import {
   TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, parseTokenTypes, tokenTransferCursor, type TokenTransferPageQuery
 } from './pages.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { addressHashParams, itemsCount, message, page, query, tokenTransfer, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { addressHashParams, itemsCount, message, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
 
-const listResponse = page(tokenTransfer, {
-  block_number: { type: 'integer' },
-  index: { type: 'integer' },
-  batch_log_index: { type: 'integer' },
-  batch_block_hash: { type: 'string' },
-  batch_transaction_hash: { type: 'string' },
-  index_in_batch: { type: 'integer' }
-})
+const listResponse = tokenTransferPage()
 
 type PageQuery = TokenTransferPageQuery & { type?: string }
 

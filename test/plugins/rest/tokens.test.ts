@@ -169,6 +169,57 @@ t.test('GET /api/v2/tokens/{hash}/instances/{id} answers one instance or 404', a
   t.equal((await get(`/api/v2/tokens/${chain.nft}/instances/abc`)).statusCode, 422)
 })
 
+type Transfer = { transaction_hash: string, from: { hash: string }, to: { hash: string }, block_number: number, log_index: number, total: { token_id: string, value?: string } }
+
+t.test('GET /api/v2/tokens/{hash}/instances/{id}/transfers, /transfers-count and /holders: one id\'s history and owners', async (t) => {
+  const base = '/v2/tokens/{address_hash_param}/instances/{token_id_param}'
+  const transfersOf = async (token: string, id: string) => {
+    const body = (await get(`/api/v2/tokens/${token}/instances/${id}/transfers`)).json()
+    checkSpec(t, `${base}/transfers`, body)
+    return body as { items: Transfer[], next_page_params: unknown }
+  }
+  // NFT 2: minted to holder 0, sent on to holder 3. The node's logs say the same.
+  const moved = await transfersOf(chain.nft, '2')
+  t.same(moved.items.map((x) => [x.from.hash, x.to.hash, x.total.token_id]), [[holder0.address, holder3.address, '2'], [ZERO, holder0.address, '2']], 'newest first')
+  const logs = await rpc.call<Array<{ transactionHash: string }>>('eth_getLogs', [{ address: chain.nft, fromBlock: '0x0', toBlock: 'latest',
+    topics: [topicOf('Transfer(address,address,uint256)'), null, null, '0x' + (2).toString(16).padStart(64, '0')] }])
+  t.same(moved.items.map((x) => x.transaction_hash).sort(), logs.map((l) => l.transactionHash).sort(), 'the transactions of the node\'s Transfer logs for id 2')
+  t.equal(moved.next_page_params, null)
+  // ERC-1155 id 7: minted (50 to the deployer), 20 to holder 0, 10 to holder 1 in a batch.
+  const multi = await transfersOf(chain.multi, '7')
+  t.same(multi.items.map((x) => [x.from.hash, x.to.hash, x.total.value]), [
+    [chain.deployer.address, chain.holders[1]!.address, '10'], [chain.deployer.address, holder0.address, '20'], [ZERO, chain.deployer.address, '50']])
+  for (const [token, id, count] of [[chain.nft, '2', 2], [chain.nft, '3', 2], [chain.multi, '7', 3], [chain.multi, '8', 2], [chain.nft, '999', 0], [chain.nft, '-1', 0]] as const) {
+    const body = (await get(`/api/v2/tokens/${token}/instances/${id}/transfers-count`)).json()
+    checkSpec(t, `${base}/transfers-count`, body)
+    t.same(body, { transfers_count: count }, `${token === chain.nft ? 'NFT' : 'ERC-1155'} id ${id}: ${count} transfers`)
+  }
+
+  const holders = (await get(`/api/v2/tokens/${chain.multi}/instances/7/holders`)).json()
+  checkSpec(t, `${base}/holders`, holders)
+  const balanceOf = async (holder: string) => BigInt(await call(chain.multi, chain.abi.multi.encodeFunctionData('balanceOf', [7n, holder]))).toString()
+  t.equal(holders.items.length, 3)
+  for (const h of holders.items as Holder[]) t.equal(h.value, await balanceOf(h.address.hash), `${h.address.hash}: balanceOf`)
+  t.ok(holders.items.every((h: Holder, i: number) => i === 0 || BigInt(holders.items[i - 1].value) >= BigInt(h.value)), 'most units first')
+  t.ok(holders.items.every((h: Holder) => h.token_id === '7'))
+  const first = holders.items[0] as Holder
+  const rest = (await get(`/api/v2/tokens/${chain.multi}/instances/7/holders?address_hash=${first.address.hash.toLowerCase()}&value=${first.value}&token_id=7&items_count=50`)).json()
+  t.same(rest.items, holders.items.slice(1), 'a cursor reads on after its holder')
+  t.same((await get(`/api/v2/tokens/${chain.nft}/instances/2/holders`)).json().items.map((h: Holder) => [h.address.hash, h.value]), [[holder3.address, '1']], 'an NFT id: its one owner')
+  t.same((await get(`/api/v2/tokens/${chain.nft}/instances/3/holders`)).json(), { items: [], next_page_params: null }, 'a burnt id has no holder')
+
+  for (const path of [`${token0}/instances/1/transfers`, `${token0}/instances/1/holders`, `${token0}/instances/1/transfers-count`,
+    `${Wallet.createRandom().address}/instances/1/transfers`]) {
+    const response = await get(`/api/v2/tokens/${path}`)
+    t.equal(response.statusCode, 404, `${path}: no NFT token there`)
+  }
+  for (const path of [`${chain.nft}/instances/${'9'.repeat(100)}/transfers`, `${chain.nft}/instances/-5/holders`]) {
+    t.same((await get(`/api/v2/tokens/${path}`)).json(), { items: [], next_page_params: null }, `${path}: an id no token can have`)
+  }
+  t.equal((await get(`/api/v2/tokens/${chain.nft}/instances/2/transfers?block_number=x`)).statusCode, 422)
+  t.equal((await get(`/api/v2/tokens/${chain.nft}/instances/2/holders?value=abc`)).statusCode, 422)
+})
+
 t.test('GET /api/v2/smart-contracts/{hash} answers as for an unverified contract, code from the index', async (t) => {
   const spec = '/v2/smart-contracts/{address_hash_param}'
   const deployed = (await get(`/api/v2/smart-contracts/${token0}`)).json()
