@@ -84,3 +84,13 @@ export async function countInstanceTransfers (db: Knex, token: Buffer, tokenId: 
   const { rows } = await db.raw('select count(*)::int as n from token_transfers where token_address = ? and token_id = ?::numeric', [token, tokenId])
   return rows[0].n
 }
+
+/** The instances of (token, id) pairs in one statement, in the order asked: a page of ERC-1155 holdings carries them all. */
+export async function findTokenInstances (db: Knex, pairs: Array<{ token: Buffer, tokenId: string }>): Promise<InstanceRecord[]> {
+  if (pairs.length === 0) return []
+  const { rows } = await db.raw(`
+    select ${OWNER_COLUMNS} from unnest(?::bytea[], ?::numeric[]) with ordinality as i(token_address, token_id, position)
+    ${ownerJoin('i.token_address')}
+    order by i.position`, [pairs.map((p) => p.token), pairs.map((p) => p.tokenId)])
+  return rows
+}

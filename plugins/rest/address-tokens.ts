@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { listHoldings, listTokenBalances, type HoldingRecord } from '../../core/queries/address-tokens.ts'
-import { findTokenInstance } from '../../core/queries/token-instances.ts'
+import { findTokenInstances } from '../../core/queries/token-instances.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './paging.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
@@ -48,16 +48,18 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
     const value = cursorValue(q.value)
     const cursor = value === undefined || q.id === undefined ? undefined : { value, id: String(q.id) }
     const rows = await listHoldings(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
-    const result = toPage(rows, async (h) => {
-      const tokenId = tokenIdOf(h)
-      const instance = tokenId === null ? undefined : await findTokenInstance(db, h.token.address, tokenId)
+    // An ERC-1155 holding (an id held) carries its instance: the page's all read at once.
+    const perId = rows.slice(0, PAGE_SIZE).filter((h) => tokenIdOf(h) !== null)
+    const instances = await findTokenInstances(db, perId.map((h) => ({ token: h.token.address, tokenId: h.token_id })))
+    const instanceOf = new Map(perId.map((h, i) => [h, instances[i]!]))
+    return toPage(rows, (h) => {
+      const instance = instanceOf.get(h)
       return {
         token: presentToken(h.token),
-        token_id: tokenId,
+        token_id: tokenIdOf(h),
         token_instance: instance === undefined ? null : presentInstance(instance, h.token),
         value: h.value
       }
     }, (last) => ({ fiat_value: null, value: last.value, id: Number(last.id), items_count: PAGE_SIZE }))
-    return { ...result, items: await Promise.all(result.items) }
   })
 }

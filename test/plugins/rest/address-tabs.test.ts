@@ -3,6 +3,8 @@
 // shapes from Blockscout's OpenAPI spec, every list walked to its end.
 import t from 'tap'
 import { Wallet, getAddress } from 'ethers'
+import pg from 'pg'
+import { PREPARED_SESSION_SETUP } from '../../../core/db/index.ts'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
@@ -95,6 +97,23 @@ t.test('GET /api/v2/addresses/{hash}/coin-balance-history-by-day ends with today
   t.same((await get(`/api/v2/addresses/${Wallet.createRandom().address}/coin-balance-history-by-day`)).json(), { items: [], days: 10 })
 })
 
+/** SQL statements `run` sends, through knex or prepared (a connection's session setup is not counted). */
+async function countStatements (run: () => Promise<void>): Promise<number> {
+  let statements = 0
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
+  const original = prototype.query
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    if (args[0] !== PREPARED_SESSION_SETUP) statements++
+    return original.apply(this, args)
+  }
+  try {
+    await run()
+  } finally {
+    prototype.query = original
+  }
+  return statements
+}
+
 type Holding = { token: { address_hash: string, type: string }, token_id: string | null, value: string, token_instance: { id: string } | null }
 
 /** The holder's balance of the holding's token (ERC-721: the number of ids; ERC-1155: of the id) from the contract. */
@@ -128,6 +147,14 @@ t.test('GET /api/v2/addresses/{hash}/tokens walks every holding by value, type f
   for (const h of items) t.equal(BigInt(h.value), await onChainBalance(chain.deployer.address, h), `${h.token.address_hash} ${h.token_id}`)
   const multi = items.filter((h) => h.token.type === 'ERC-1155')
   t.same(multi.map((h) => h.token_instance?.id).sort(), multi.map((h) => h.token_id).sort(), 'ERC-1155 holdings carry their instance')
+  // The page with the ERC-1155 holdings reads their instances in one statement, not one each.
+  const withIds = pages.find((p) => p.items.some((h) => h.token_id !== null))!
+  const previous = pages[pages.indexOf(withIds) - 1]
+  const url = previous === undefined ? path : `${path}?${new URLSearchParams(previous.next_page_params as Record<string, string>)}`
+  const statements = await countStatements(async () => {
+    t.same((await get(url)).json().items, withIds.items, 'the same page again')
+  })
+  t.equal(statements, 2, 'the holdings, then the instances of all of them')
   const nfts = await walkList<Holding>(t, app, path, spec, { type: 'ERC-721' })
   t.same(nfts.items.map((h) => h.token.address_hash), [getAddress(chain.nft)])
   const mixed = await walkList<Holding>(t, app, path, spec, { type: '[ERC-721,ERC-1155]' })

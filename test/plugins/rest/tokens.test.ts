@@ -181,8 +181,12 @@ t.test('GET /api/v2/tokens/{hash}/instances/{id}/transfers, /transfers-count and
   // NFT 2: minted to holder 0, sent on to holder 3. The node's logs say the same.
   const moved = await transfersOf(chain.nft, '2')
   t.same(moved.items.map((x) => [x.from.hash, x.to.hash, x.total.token_id]), [[holder0.address, holder3.address, '2'], [ZERO, holder0.address, '2']], 'newest first')
-  const logs = await rpc.call<Array<{ transactionHash: string }>>('eth_getLogs', [{ address: chain.nft, fromBlock: '0x0', toBlock: 'latest',
-    topics: [topicOf('Transfer(address,address,uint256)'), null, null, '0x' + (2).toString(16).padStart(64, '0')] }])
+  const logs = await rpc.call<Array<{ transactionHash: string }>>('eth_getLogs', [{
+    address: chain.nft,
+    fromBlock: '0x0',
+    toBlock: 'latest',
+    topics: [topicOf('Transfer(address,address,uint256)'), null, null, '0x' + (2).toString(16).padStart(64, '0')]
+  }])
   t.same(moved.items.map((x) => x.transaction_hash).sort(), logs.map((l) => l.transactionHash).sort(), 'the transactions of the node\'s Transfer logs for id 2')
   t.equal(moved.next_page_params, null)
   // ERC-1155 id 7: minted (50 to the deployer), 20 to holder 0, 10 to holder 1 in a batch.
