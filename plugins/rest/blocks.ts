@@ -10,6 +10,13 @@ import { internalTransaction } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage } from './pages.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
+export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
+
+/** The indexed block's number for a number-or-hash path parameter, or undefined. */
+export async function blockNumberOf (db: FastifyInstance['db']['knex'], id: string): Promise<number | undefined> {
+  if (id.startsWith('0x')) return await findBlockNumber(db, { hash: Buffer.from(id.slice(2), 'hex') })
+  return Number.isSafeInteger(Number(id)) ? await findBlockNumber(db, { number: Number(id) }) : undefined
+}
 
 export async function blockRoutes (app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { type?: string, block_number?: number } }>('/blocks', {
@@ -35,7 +42,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     schema: {
       tags: ['blocks'],
       summary: 'A block by number or hash',
-      params: { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } },
+      params: blockParams,
       querystring: query(),
       response: { 200: block, 404: message, 422: validationError }
     }
@@ -47,11 +54,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     return presentBlock(found, 'detail')
   })
 
-  const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
-  /** The indexed block's number for a number-or-hash path parameter, or undefined. */
-  const resolve = async (id: string) => id.startsWith('0x')
-    ? await findBlockNumber(app.db.knex, { hash: Buffer.from(id.slice(2), 'hex') })
-    : Number.isSafeInteger(Number(id)) ? await findBlockNumber(app.db.knex, { number: Number(id) }) : undefined
+  const resolve = async (id: string) => await blockNumberOf(app.db.knex, id)
 
   app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { type?: TransactionType, index?: number } }>('/blocks/:block_hash_or_number_param/transactions', {
     schema: {

@@ -11,6 +11,7 @@ import { transactionTraceRoutes } from './transaction-trace.ts'
 import { addressListRoutes } from './address-lists.ts'
 import { addressTokenRoutes } from './address-tokens.ts'
 import { addressNftRoutes } from './address-nfts.ts'
+import { withdrawalRoutes } from './withdrawals.ts'
 import { tokenRoutes } from './tokens.ts'
 import { tokenInstanceRoutes } from './token-instances.ts'
 import { smartContractRoutes } from './smart-contracts.ts'
@@ -53,6 +54,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(addressListRoutes)
     await scope.register(addressTokenRoutes)
     await scope.register(addressNftRoutes)
+    await scope.register(withdrawalRoutes)
     await scope.register(tokenRoutes)
     await scope.register(tokenInstanceRoutes)
     await scope.register(smartContractRoutes)

@@ -56,6 +56,26 @@ t.test('GET /api/v2/main-page/blocks answers the 4 newest', async (t) => {
   t.same(body.map((b: { height: number }) => b.height), [head, head - 1, head - 2, head - 3])
 })
 
+t.test('withdrawals: none on a clique chain, whose blocks the node gives no withdrawals field', async (t) => {
+  const block = await rpc.call<Record<string, unknown>>('eth_getBlockByNumber', ['0x' + head.toString(16), false])
+  t.notOk('withdrawals' in block, 'the node\'s block has no withdrawals (no Shanghai under clique)')
+  const empty = { items: [], next_page_params: null }
+  for (const [url, spec] of [
+    [`/api/v2/blocks/${head}/withdrawals`, '/v2/blocks/{block_hash_or_number_param}/withdrawals'],
+    [`/api/v2/blocks/${block.hash as string}/withdrawals?index=5&items_count=50`, '/v2/blocks/{block_hash_or_number_param}/withdrawals'],
+    [`/api/v2/addresses/${wallets[0]!.address}/withdrawals`, '/v2/addresses/{address_hash_param}/withdrawals'],
+    ['/api/v2/withdrawals', '/v2/withdrawals']
+  ] as const) {
+    const body = (await get(url)).json()
+    checkSpec(t, spec, body)
+    t.same(body, empty, url)
+  }
+  t.same((await get(`/api/v2/blocks/${head + 1000}/withdrawals`)).json(), { message: 'Not found' }, 'a block not indexed: 404')
+  for (const url of ['/api/v2/blocks/x/withdrawals', '/api/v2/withdrawals?index=-1', '/api/v2/withdrawals?foo=1', '/api/v2/addresses/0x12/withdrawals']) {
+    t.equal((await get(url)).statusCode, 422, url)
+  }
+})
+
 t.test('bad input answers 422 in Blockscout\'s shape, a missing block 404, an unknown action 400', async (t) => {
   const cases: Array<[string, string, string]> = [
     ['/api/v2/blocks/0x1234', '/block_hash_or_number_param', 'Invalid format'],
