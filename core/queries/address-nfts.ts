@@ -9,7 +9,7 @@
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
 import { OWNER_COLUMNS, ownerJoin, type InstanceRecord } from './token-instances.ts'
-import { TOKEN_COLUMNS, type TokenRecord } from './tokens.ts'
+import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
 
 /** Blockscout's order of the NFT types in these lists. */
 export const NFT_TYPES = ['ERC-721', 'ERC-1155', 'ERC-404']
@@ -24,11 +24,6 @@ export type CollectionCursor = { tokenAddress: Buffer, type: string }
 
 // Below every address: the first type after the cursor's is read from its start.
 const BEFORE_ALL = Buffer.alloc(0)
-const TOKEN_JOIN = (address: string): string => `cross join lateral (select ${TOKEN_COLUMNS} from tokens k where k.address = ${address}) t`
-
-type TokenJson = Omit<TokenRecord, 'address'> & { address: string }
-/** row_to_json writes bytea as '\x...' text. */
-const tokenOf = (json: TokenJson): TokenRecord => ({ ...json, address: Buffer.from(json.address.slice(2), 'hex') })
 
 /**
  * The types to read, in order, and the cursor of the first: from the cursor's
@@ -97,9 +92,9 @@ export async function listAddressNfts (db: Knex, holder: Buffer, types: string[]
     const ids = heldIdsSql(type, holder, from, limit)
     const { rows } = await db.raw(`
       select ${OWNER_COLUMNS}, i.value::text as value, row_to_json(t) as token
-      from (${ids.sql}) i ${TOKEN_JOIN('i.token_address')} ${ownerJoin('i.token_address')}
+      from (${ids.sql}) i ${tokenJoin('i.token_address')} ${ownerJoin('i.token_address')}
       order by i.token_address, i.token_id desc`, ids.bindings)
-    return (rows as Array<HeldInstance & { token: TokenJson }>).map(({ token, ...instance }) => ({ token: tokenOf(token), instance }))
+    return (rows as Array<HeldInstance & { token: TokenJson }>).map(({ token, ...instance }) => ({ token: tokenFromJson(token), instance }))
   })
 }
 
@@ -130,7 +125,7 @@ export async function listAddressNftCollections (db: Knex, holder: Buffer, types
     const collections = collectionsSql(type, holder, from, limit)
     const { rows } = await db.raw(`
       select c.amount::text as amount, row_to_json(t) as token, coalesce(x.instances, '[]') as instances
-      from (${collections.sql}) c ${TOKEN_JOIN('c.token_address')}
+      from (${collections.sql}) c ${tokenJoin('c.token_address')}
       cross join lateral (
         select json_agg(json_build_object('token_id', i.token_id::text, 'value', i.value::text,
           'owner', '0x' || encode(o.holder, 'hex'), 'owner_is_contract', coalesce(a.contract_code is not null, false),
@@ -143,7 +138,7 @@ export async function listAddressNftCollections (db: Knex, holder: Buffer, types
       ) x
       order by c.token_address`, [...collections.bindings, holder])
     return (rows as Array<{ amount: string, token: TokenJson, instances: InstanceJson[] }>).map((row) => ({
-      token: tokenOf(row.token),
+      token: tokenFromJson(row.token),
       amount: row.amount,
       instances: row.instances.map((i) => ({ ...i, owner: i.owner === null ? null : Buffer.from(i.owner.slice(2), 'hex') }))
     }))

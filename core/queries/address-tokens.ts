@@ -3,7 +3,7 @@
 // from token_holdings (migration 3) in the order of token_holdings_holder_value.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
-import { TOKEN_COLUMNS, type TokenRecord } from './tokens.ts'
+import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
 
 export type HoldingRecord = {
   id: string
@@ -15,12 +15,9 @@ export type HoldingRecord = {
 export type HoldingCursor = { value: string, id: string }
 
 const COLUMNS = 'h.id::text, h.token_id::text, h.value::text, row_to_json(t) as token'
-const TOKEN_JOIN = `cross join lateral (select ${TOKEN_COLUMNS} from tokens k where k.address = h.token_address) t`
+const TOKEN_JOIN = tokenJoin('h.token_address')
 
-function normalise (row: Omit<HoldingRecord, 'token'> & { token: Omit<TokenRecord, 'address'> & { address: string } }): HoldingRecord {
-  // row_to_json writes bytea as '\x...' text.
-  return { ...row, token: { ...row.token, address: Buffer.from(row.token.address.slice(2), 'hex') } }
-}
+const normalise = (row: Omit<HoldingRecord, 'token'> & { token: TokenJson }): HoldingRecord => ({ ...row, token: tokenFromJson(row.token) })
 
 /** Everything the address holds, highest value first (Blockscout's token-balances is not paged). */
 export async function listTokenBalances (db: Knex, holder: Buffer): Promise<HoldingRecord[]> {

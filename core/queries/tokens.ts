@@ -16,6 +16,13 @@ export type TokenRecord = {
 
 export const TOKEN_COLUMNS = 'k.address, k.type, k.name, k.symbol, k.decimals, k.total_supply::text, k.holder_count'
 
+/** The token at `address` (an SQL expression) as row `t`, for row_to_json(t). */
+export const tokenJoin = (address: string): string => `cross join lateral (select ${TOKEN_COLUMNS} from tokens k where k.address = ${address}) t`
+
+export type TokenJson = Omit<TokenRecord, 'address'> & { address: string }
+/** A TokenRecord from row_to_json(t), which writes bytea as '\x...' text. */
+export const tokenFromJson = (json: TokenJson): TokenRecord => ({ ...json, address: Buffer.from(json.address.slice(2), 'hex') })
+
 export type TokenListCursor = { holderCount: number, isNameNull: boolean, name: string | null, address: Buffer }
 export type TokenListFilter = { types: string[] | undefined, q: string | undefined }
 

@@ -54,8 +54,6 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     return presentBlock(found, 'detail')
   })
 
-  const resolve = async (id: string) => await blockNumberOf(app.db.knex, id)
-
   app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { type?: TransactionType, index?: number } }>('/blocks/:block_hash_or_number_param/transactions', {
     schema: {
       tags: ['blocks'],
@@ -74,7 +72,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
       }
     }
   }, async (request, reply) => {
-    const number = await resolve(request.params.block_hash_or_number_param)
+    const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
     if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
     const rows = await listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1))
     return keysetPage(rows, (tx) => presentTransaction(tx, null, null),
@@ -102,7 +100,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
       }
     }
   }, async (request, reply) => {
-    const number = await resolve(request.params.block_hash_or_number_param)
+    const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
     if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
     const q = request.query
     const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }

@@ -70,12 +70,9 @@ export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> 
       response: { 200: tokenInstance, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const address = hashBytes(request.params.address_hash_param)
     const id = request.params.token_id_param
-    const token = await findToken(db, address)
-    const found = token === undefined || token.type === 'ERC-20' || id.startsWith('-') || id.length > MAX_TOKEN_ID_DIGITS
-      ? undefined
-      : await findTokenInstance(db, address, id)
+    const token = await findNftToken(db, request.params)
+    const found = token === undefined || !storableId(id) ? undefined : await findTokenInstance(db, token.address, id)
     if (token === undefined || found === undefined) return await reply.code(404).send({ message: 'Not found' })
     return presentInstance(found, token)
   })

@@ -155,13 +155,13 @@ async function benchmark (s: Settings, cleanups: Cleanup[]): Promise<IndexerBenc
     return result
   }
   const { recordedBatches, storedBatches, ...backfill } = await backfillInto(true)
-  const rounds: Round[] = [{ floorMs: floor.ms, backfillMs: backfill.ms, ratio: backfill.ms / floor.ms }]
+  const rounds: Round[] = [{ floorMs: floor.ms, backfillMs: backfill.ms }]
   while (rounds.length < s.rounds) {
     await databases.settle()
     const floorMs = (await floorRun()).ms
     await databases.settle()
     const backfillMs = (await backfillInto(false)).ms
-    rounds.push({ floorMs, backfillMs, ratio: backfillMs / floorMs })
+    rounds.push({ floorMs, backfillMs })
     console.error(`    round ${rounds.length} of ${s.rounds}: floor ${seconds(floorMs)}, backfill ${seconds(backfillMs)}`)
   }
   console.error(`    ${seconds(backfill.ms)}; replaying its ${recordedBatches.length} RPC batches, ${batchesInFlight} at a time`)
