@@ -3,7 +3,8 @@
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
 import { preparedRows } from './prepared.ts'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, type TransactionCursor, type TransactionRecord } from './transactions.ts'
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import type { TransactionCursor } from './transactions.ts'
 
 export type AddressRecord = {
   coin_balance: string
@@ -54,10 +55,10 @@ export type AddressTransactionFilter = 'from' | 'to' | undefined
  * to, created) is read from its own index in key order and the three merged,
  * so a deep page costs what the first does.
  */
-export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionRecord[]> {
+export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionJsonRow[]> {
   const sides = filter === 'from' ? ['"from"'] : filter === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
   // $1 is the address, $2 and $3 the cursor: every side shares them.
-  return await preparedRows<TransactionRecord>(db, addressPage(sides, cursor !== undefined),
+  return await preparedRows<TransactionJsonRow>(db, addressPage(sides, cursor !== undefined),
     cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
 }
 
@@ -71,9 +72,9 @@ function addressPage (sides: string[], after: boolean): string {
   // picking hashes to look up again cost a primary-key descent per transaction.
   const side = (column: string) => `(select * from transactions
     where ${column} = (select $1::bytea) ${after ? 'and (block_number, transaction_index) < ($2, $3)' : ''} order by block_number desc, transaction_index desc limit ${limit})`
-  return `select ${TRANSACTION_COLUMNS} from (
+  return `select ${TRANSACTION_JSON_COLUMNS} from (
       select distinct on (block_number, transaction_index) * from (${sides.map(side).join(' union all ')}) s
       order by block_number desc, transaction_index desc limit ${limit}
-    ) t ${TRANSACTION_JOINS}
+    ) t ${TRANSACTION_JSON_JOINS}
     order by t.block_number desc, t.transaction_index desc`
 }

@@ -3,7 +3,7 @@
 // transaction_index) unique index.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
-import { TRANSACTION_COLUMNS, TRANSACTION_JOINS, type TransactionRecord } from './transactions.ts'
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
 
 export type BlockKey = { number: number } | { hash: Buffer }
 
@@ -15,7 +15,7 @@ export async function findBlockNumber (db: Knex, key: BlockKey): Promise<number 
 
 export type TransactionType = 'coin_transfer' | 'contract_call' | 'contract_creation' | 'token_transfer' | 'token_creation'
 
-// The same rules as transaction_types in plugins/rest/present-transaction.ts, as SQL over `t`.
+// The same rules as transaction_types in transaction-json.ts, as predicates over `t` alone.
 const HAS_TOKEN_TRANSFERS = 't.has_token_transfers'
 const CREATES_TOKEN = 'exists (select 1 from tokens k where k.address = t.created_contract)'
 const CALLS_CONTRACT = `(t."to" is not null and octet_length(t.input) > 0
@@ -29,10 +29,10 @@ const TYPE_PREDICATES: Record<TransactionType, string> = {
 }
 
 /** The block's transactions after `afterIndex`, in index order: one more than a page. */
-export async function listBlockTransactions (db: Knex, blockNumber: number, type: TransactionType | undefined, afterIndex: number): Promise<TransactionRecord[]> {
+export async function listBlockTransactions (db: Knex, blockNumber: number, type: TransactionType | undefined, afterIndex: number): Promise<TransactionJsonRow[]> {
   const filter = type === undefined ? '' : `and ${TYPE_PREDICATES[type]}`
-  const { rows } = await db.raw(`select ${TRANSACTION_COLUMNS} from (
+  const { rows } = await db.raw(`select ${TRANSACTION_JSON_COLUMNS} from (
       select * from transactions t where t.block_number = ? and t.transaction_index > ? ${filter} order by t.transaction_index limit ?
-    ) t ${TRANSACTION_JOINS} order by t.transaction_index`, [blockNumber, afterIndex, PAGE_SIZE + 1])
+    ) t ${TRANSACTION_JSON_JOINS} order by t.transaction_index`, [blockNumber, afterIndex, PAGE_SIZE + 1])
   return rows
 }

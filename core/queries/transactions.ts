@@ -2,61 +2,8 @@
 // the order of the (block_number, transaction_index) unique index.
 import type { Knex } from 'knex'
 import { PAGE_SIZE } from './blocks.ts'
-import { epochColumn, hexColumn } from './columns.ts'
 import { preparedRows } from './prepared.ts'
-
-/** Hashes, addresses and bytes as 0x-hex text; the timestamp in epoch seconds (columns.ts says why). */
-export type TransactionRecord = {
-  hash: string
-  block_number: number
-  transaction_index: number
-  timestamp: number
-  base_fee_per_gas: string | null
-  from: string
-  to: string | null
-  created_contract: string | null
-  from_is_contract: boolean
-  to_is_contract: boolean
-  value: string
-  gas: string
-  gas_price: string | null
-  max_fee_per_gas: string | null
-  max_priority_fee_per_gas: string | null
-  effective_gas_price: string
-  gas_used: string
-  type: number
-  nonce: string
-  input: string
-  status: number
-  error: string | null
-  revert_reason: string | null
-  has_token_transfers: boolean
-  creates_token: boolean
-  has_internal_error: boolean
-  indexed_head: number
-}
-
-// The per-row flags are existence checks that each read one small index: the
-// contract flags the partial index of addresses with code, the internal-error
-// flag the partial index of failed inner frames (migration
-// 2026_11_21_6_transaction_flag_indexes). A left join to addresses instead
-// read the address row itself, twice per transaction. Whether it moved tokens
-// is kept on the row (migration 2026_11_21_7_transaction_token_transfer_flag).
-export const TRANSACTION_COLUMNS = `
-  ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, t.transaction_index,
-  ${epochColumn('b.timestamp')} as timestamp, b.base_fee_per_gas::text as base_fee_per_gas,
-  ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to", ${hexColumn('t.created_contract')} as created_contract,
-  exists (select 1 from addresses a where a.hash = t."from" and a.contract_code is not null) as from_is_contract,
-  exists (select 1 from addresses a where a.hash = coalesce(t."to", t.created_contract) and a.contract_code is not null) as to_is_contract,
-  t.value::text, t.gas::text, t.gas_price::text, t.max_fee_per_gas::text, t.max_priority_fee_per_gas::text, t.effective_gas_price::text,
-  t.gas_used::text, t.type, t.nonce::text, ${hexColumn('t.input')} as input, t.status, t.error, ${hexColumn('t.revert_reason')} as revert_reason,
-  t.has_token_transfers,
-  exists (select 1 from tokens k where k.address = t.created_contract) as creates_token,
-  exists (select 1 from internal_transactions i where i.transaction_hash = t.hash and i.error is not null and i.trace_index > 0) as has_internal_error,
-  (select max(number) from blocks)::int as indexed_head`
-
-export const TRANSACTION_JOINS = `
-  join blocks b on b.number = t.block_number`
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
 
 export type TransactionCursor = { blockNumber: number, index: number }
 
@@ -64,20 +11,20 @@ export type TransactionCursor = { blockNumber: number, index: number }
 // generic plan guesses a tenth of the table, never beats a custom plan, and
 // every execution is planned again, which is what preparing was to avoid.
 const ORDER = 'order by block_number desc, transaction_index desc'
-const pageOf = (where: string, limit: number) => `select ${TRANSACTION_COLUMNS} from (
+const pageOf = (where: string, limit: number) => `select ${TRANSACTION_JSON_COLUMNS} from (
     select * from transactions ${where} ${ORDER} limit ${limit}
-  ) t ${TRANSACTION_JOINS} order by t.block_number desc, t.transaction_index desc`
-const BY_HASH = `select ${TRANSACTION_COLUMNS} from transactions t ${TRANSACTION_JOINS} where t.hash = $1`
+  ) t ${TRANSACTION_JSON_JOINS} order by t.block_number desc, t.transaction_index desc`
+const BY_HASH = `select ${TRANSACTION_JSON_COLUMNS} from transactions t ${TRANSACTION_JSON_JOINS} where t.hash = $1`
 
 /** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
-export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionRecord[]> {
+export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionJsonRow[]> {
   return cursor === undefined
-    ? await preparedRows<TransactionRecord>(db, pageOf('', limit + 1), [])
-    : await preparedRows<TransactionRecord>(db, pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
+    ? await preparedRows<TransactionJsonRow>(db, pageOf('', limit + 1), [])
+    : await preparedRows<TransactionJsonRow>(db, pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
 }
 
-export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionRecord | undefined> {
-  return (await preparedRows<TransactionRecord>(db, BY_HASH, [hash]))[0]
+export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionJsonRow | undefined> {
+  return (await preparedRows<TransactionJsonRow>(db, BY_HASH, [hash]))[0]
 }
 
 export type TokenTransferRecord = {

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord } from '../../core/queries/addresses.ts'
-import { presentTransaction } from './present-transaction.ts'
-import { addressObject, epochTimestamp, hex, hashBytes } from './present.ts'
+import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
+import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import { transactionJson, transactionMembers } from './present-transaction.ts'
+import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
 import { blockIndexCursor } from './pages.ts'
@@ -100,26 +101,30 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
       }),
       response: { 200: page(transaction, {}), 422: validationError }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const q = request.query
     const cursor = blockIndexCursor(q)
     const rows = await listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor)
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
-    return {
-      items: items.map((tx) => presentTransaction(tx, null, null)),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined
-        ? {
-            block_number: last.block_number,
-            index: last.transaction_index,
-            inserted_at: epochTimestamp(last.timestamp),
-            hash: last.hash,
-            value: last.value,
-            fee: (BigInt(last.gas_used) * BigInt(last.effective_gas_price)).toString(),
-            items_count: PAGE_SIZE,
-            ...(q.filter === undefined ? {} : { filter: q.filter })
-          }
-        : null
-    }
+    return await reply.type(JSON_TEXT).send(jsonPage({
+      items: items.map((tx) => transactionJson(tx)),
+      next_page_params: rows.length > PAGE_SIZE && last !== undefined ? nextAddressTransactionParams(last, q.filter) : null
+    }))
   })
+}
+
+/** Blockscout's cursor of an address's transactions: the last one's position, and its time, hash, value and fee besides. */
+function nextAddressTransactionParams (last: TransactionJsonRow, filter: AddressTransactionFilter) {
+  const { timestamp, hash, value, fee } = transactionMembers(last)
+  return {
+    block_number: last.block_number,
+    index: last.transaction_index,
+    inserted_at: timestamp,
+    hash,
+    value,
+    fee: fee.value,
+    items_count: PAGE_SIZE,
+    ...(filter === undefined ? {} : { filter })
+  }
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE, findBlock, listBlocks } from '../../core/queries/blocks.ts'
-import { presentBlock } from './present.ts'
+import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
 import { findBlockNumber, listBlockTransactions, type TransactionType } from '../../core/queries/block-transactions.ts'
 import { listBlockInternalTransactions } from '../../core/queries/internal-transactions.ts'
-import { presentTransaction } from './present-transaction.ts'
+import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage } from './pages.ts'
@@ -75,9 +75,9 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
     if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
     const rows = await listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1))
-    return keysetPage(rows, (tx) => presentTransaction(tx, null, null),
+    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
-      request.query, ['block_number', 'index', 'items_count'])
+      request.query, ['block_number', 'index', 'items_count'])))
   })
 
   app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { transaction_index?: number, index?: number } }>('/blocks/:block_hash_or_number_param/internal-transactions', {

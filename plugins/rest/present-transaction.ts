@@ -1,71 +1,32 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
-import type { TokenTransferRecord, TransactionRecord } from '../../core/queries/transactions.ts'
-import { addressObject, epochTimestamp, hex, timestamp } from './present.ts'
+import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import type { TokenTransferRecord } from '../../core/queries/transactions.ts'
+import { addressJson, addressObject, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 
 const ZERO_ADDRESS = '0x' + '00'.repeat(20)
 
-/** Blockscout's result text: "success", or the error ("Reverted" for a revert). */
-function resultText (tx: TransactionRecord): string {
-  if (tx.status === 1) return 'success'
-  return tx.error === null || tx.error === 'execution reverted' ? 'Reverted' : tx.error
+// The members PostgreSQL does not write (core/queries/transaction-json.ts):
+// nothing this index knows of (decoding needs a verified ABI, prices an
+// exchange feed) or that clique Geth 1.13 has (EIP-7702, FHE).
+const CONSTANT_MEMBERS = ',"confirmation_duration":[],"decoded_input":null,"transaction_tag":null,"exchange_rate":null,' +
+  '"historic_exchange_rate":null,"authorization_list":[],"is_pending_update":false,"fhe_operations_count":0'
+
+/**
+ * Blockscout's Transaction as JSON text: PostgreSQL's members with the address
+ * objects spliced in. Lists carry no token transfers (null); the detail passes
+ * its first ones as JSON text and whether there are more.
+ */
+export function transactionJson (tx: TransactionJsonRow, tokenTransfers = 'null', overflow = 'null'): string {
+  return '{"from":' + addressJson(tx.from, tx.from_is_contract) +
+    ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract)) +
+    ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true)) +
+    ',' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + CONSTANT_MEMBERS + '}'
 }
 
-function transactionTypes (tx: TransactionRecord): string[] {
-  const types: string[] = []
-  if (tx.has_token_transfers) types.push('token_transfer')
-  if (tx.to === null) types.push(tx.creates_token ? 'token_creation' : 'contract_creation')
-  else if (tx.to_is_contract && tx.input !== '0x') types.push('contract_call')
-  if (BigInt(tx.value) > 0n || types.length === 0) types.push('coin_transfer')
-  return types
-}
-
-export function presentTransaction (tx: TransactionRecord, tokenTransfers: ReturnType<typeof presentTokenTransfer>[] | null, overflow: boolean | null) {
-  const gasUsed = BigInt(tx.gas_used)
-  const price = BigInt(tx.effective_gas_price)
-  const baseFee = tx.base_fee_per_gas === null ? null : BigInt(tx.base_fee_per_gas)
-  const result = resultText(tx)
-  return {
-    hash: tx.hash,
-    result,
-    status: tx.status === 1 ? 'ok' : 'error',
-    block_number: tx.block_number,
-    timestamp: epochTimestamp(tx.timestamp),
-    confirmations: Math.max(0, tx.indexed_head - tx.block_number + 1),
-    confirmation_duration: [],
-    from: addressObject(tx.from, tx.from_is_contract),
-    to: tx.to === null ? null : addressObject(tx.to, tx.to_is_contract),
-    created_contract: tx.created_contract === null ? null : addressObject(tx.created_contract, true),
-    value: tx.value,
-    fee: { type: 'actual', value: (gasUsed * price).toString() },
-    gas_price: tx.effective_gas_price,
-    gas_used: tx.gas_used,
-    gas_limit: tx.gas,
-    max_fee_per_gas: tx.max_fee_per_gas,
-    max_priority_fee_per_gas: tx.max_priority_fee_per_gas,
-    base_fee_per_gas: tx.base_fee_per_gas,
-    priority_fee: baseFee === null ? null : ((price - baseFee) * gasUsed).toString(),
-    transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
-    type: tx.type,
-    nonce: Number(tx.nonce),
-    position: tx.transaction_index,
-    raw_input: tx.input,
-    // Decoding needs an ABI: it comes with contract verification.
-    decoded_input: null,
-    // 0x and four bytes: the selector.
-    method: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
-    revert_reason: /reverted/i.test(result) ? { raw: tx.revert_reason } : null,
-    token_transfers: tokenTransfers,
-    token_transfers_overflow: overflow,
-    transaction_types: transactionTypes(tx),
-    transaction_tag: null,
-    exchange_rate: null,
-    historic_exchange_rate: null,
-    has_error_in_internal_transactions: tx.has_internal_error,
-    authorization_list: [],
-    is_pending_update: false,
-    fhe_operations_count: 0
-  }
+/** A few members of a transaction's JSON text, for a page's cursor. */
+export function transactionMembers (tx: TransactionJsonRow): { hash: string, timestamp: string, value: string, fee: { value: string } } {
+  return JSON.parse('{' + tx.members + '}')
 }
 
 export function presentToken (t: TokenTransferRecord) {

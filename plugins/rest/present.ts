@@ -39,8 +39,10 @@ export function checksumAddress (address: Buffer | string): string {
 
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
-// of a page's garbage collection.
-const addressObjects = new Map<string, { plain?: AddressObject, contract?: AddressObject }>()
+// of a page's garbage collection. Their JSON text is kept beside them, for
+// answers written as text (core/queries/transaction-json.ts).
+type AddressEntry = { plain?: AddressObject, contract?: AddressObject, plainJson?: string, contractJson?: string }
+const addressObjects = new Map<string, AddressEntry>()
 const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[]
 
 type AddressObject = Readonly<ReturnType<typeof buildAddressObject>>
@@ -63,8 +65,7 @@ function buildAddressObject (hash: string, isContract: boolean) {
   }
 }
 
-/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
-export function addressObject (address: Buffer | string, isContract: boolean): AddressObject {
+function addressEntry (address: Buffer | string): AddressEntry {
   const key = addressKey(address)
   let entry = addressObjects.get(key)
   if (entry === undefined) {
@@ -72,9 +73,29 @@ export function addressObject (address: Buffer | string, isContract: boolean): A
     entry = {}
     addressObjects.set(key, entry)
   }
+  return entry
+}
+
+/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
+export function addressObject (address: Buffer | string, isContract: boolean): AddressObject {
+  const entry = addressEntry(address)
   const side = isContract ? 'contract' : 'plain'
   return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(address), isContract)))
 }
+
+/** addressObject as JSON text. */
+export function addressJson (address: string, isContract: boolean): string {
+  const entry = addressEntry(address)
+  const side = isContract ? 'contractJson' : 'plainJson'
+  return (entry[side] ??= JSON.stringify(addressObject(address, isContract)))
+}
+
+/** JSON text as a route's answer: Fastify sends a string with a JSON content type as it is. */
+export const JSON_TEXT = 'application/json; charset=utf-8'
+
+/** A keyset page whose items are JSON text already. */
+export const jsonPage = (page: { items: string[], next_page_params: Record<string, unknown> | null }): string =>
+  '{"items":[' + page.items.join(',') + '],"next_page_params":' + JSON.stringify(page.next_page_params) + '}'
 
 /** EIP-1559 elasticity: the gas target is half the limit. */
 const ELASTICITY_MULTIPLIER = 2n

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { findTransaction, listTransactionTokenTransfers, listTransactions } from '../../core/queries/transactions.ts'
-import { presentTokenTransfer, presentTransaction } from './present-transaction.ts'
+import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
-import { hashBytes } from './present.ts'
+import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor } from './pages.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
@@ -28,7 +28,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
         422: validationError
       }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const q = request.query
     // Pending transactions are not indexed and clique Geth 1.13 has no blobs.
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
@@ -36,12 +36,12 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     const rows = await listTransactions(app.db.knex, cursor)
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
-    return {
-      items: items.map((tx) => presentTransaction(tx, null, null)),
+    return await reply.type(JSON_TEXT).send(jsonPage({
+      items: items.map((tx) => transactionJson(tx)),
       next_page_params: rows.length > PAGE_SIZE && last !== undefined
         ? { block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }
         : null
-    }
+    }))
   })
 
   app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param', {
@@ -57,10 +57,14 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     const tx = await findTransaction(app.db.knex, hash)
     if (tx === undefined) return await reply.code(404).send({ message: 'Not found' })
     const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
-    return presentTransaction(tx, transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer), transfers.length > DETAIL_TOKEN_TRANSFERS)
+    const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
+    return await reply.type(JSON_TEXT).send(transactionJson(tx, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
 
   app.get('/main-page/transactions', {
     schema: { tags: ['main-page'], summary: 'The 6 newest transactions', querystring: query(), response: { 200: { type: 'array', items: transaction } } }
-  }, async () => (await listTransactions(app.db.knex, undefined, 6)).slice(0, 6).map((tx) => presentTransaction(tx, null, null)))
+  }, async (_request, reply) => {
+    const rows = (await listTransactions(app.db.knex, undefined, 6)).slice(0, 6)
+    return await reply.type(JSON_TEXT).send('[' + rows.map((tx) => transactionJson(tx)).join(',') + ']')
+  })
 }

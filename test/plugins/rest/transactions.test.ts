@@ -1,6 +1,6 @@
 // REST transactions endpoints on a real chain: values from the node, shapes from Blockscout's OpenAPI spec.
 import t from 'tap'
-import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers'
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, id } from 'ethers'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
@@ -18,10 +18,27 @@ const token = await new ContractFactory(compiled.abi as never, compiled.bytecode
 const creation = await waitForReceipt(provider, token.deploymentTransaction()!.hash)
 const transfer = await waitForReceipt(provider, (await token.getFunction('transfer')(Wallet.createRandom().address, 5n)).hash)
 const reverted = await waitForReceipt(provider, (await token.getFunction('transferFrom')(wallets[0]!.address, deployer.address, 1n, { gasLimit: 100_000 })).hash)
+// One of each kind the members depend on: a legacy (type 0) payment, bytes
+// sent to an account without code, value sent to a function that takes none
+// (a reverted contract call that is a coin transfer too), and a successful
+// transaction with a failed inner call.
+const stranger = Wallet.createRandom().address
+const sent = async (request: Parameters<typeof deployer.sendTransaction>[0]) => await waitForReceipt(provider, (await deployer.sendTransaction(request)).hash)
+await sent({ type: 0, to: stranger, value: 7n })
+await sent({ to: stranger, data: '0x12345678' })
+await sent({ to: await token.getAddress(), data: token.interface.encodeFunctionData('transfer', [stranger, 1n]), value: 3n, gasLimit: 100_000 })
+const caller = await new ContractFactory(...await callerArtifacts(), deployer).deploy() as Contract
+await caller.waitForDeployment()
+const survived = await waitForReceipt(provider, (await caller.getFunction('tryFail')({ gasLimit: 200_000 })).hash)
 await sealBlocks({ rpc: app.geth.rpc, wallets: wallets.slice(0, 2), rounds: 30 })
 const head = await waitForIndexed(app)
 const rpc = app.geth.rpc
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
+async function callerArtifacts (): Promise<[never, string]> {
+  const compiled = await compileContract(new URL('../../fixtures/contracts/Caller.sol', import.meta.url), 'Caller')
+  return [compiled.abi as never, compiled.bytecode]
+}
+
 if (!OPENAPI_SPEC_PRESENT) t.comment('../shared/api is absent: responses are not checked against Blockscout\'s OpenAPI spec')
 
 t.test('GET /api/v2/transactions walks every transaction once, newest first', async (t) => {
@@ -42,6 +59,81 @@ t.test('GET /api/v2/transactions walks every transaction once, newest first', as
   }
   t.same(seen, expected, 'every transaction of the node, in order, once')
   t.same((await get('/api/v2/transactions?filter=pending')).json(), { items: [], next_page_params: null })
+})
+
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)')
+type NodeTransaction = { hash: string, blockNumber: string, transactionIndex: string, from: string, to: string | null, value: string, gas: string, type: string, nonce: string, input: string, maxFeePerGas?: string, maxPriorityFeePerGas?: string }
+type NodeReceipt = { status: string, gasUsed: string, effectiveGasPrice: string, contractAddress: string | null, logs: Array<{ topics: string[] }> }
+
+t.test('every member of every listed transaction matches the node', async (t) => {
+  const items: Array<Record<string, unknown> & { hash: string }> = []
+  for (let query = ''; ;) {
+    const body = (await get(`/api/v2/transactions${query}`)).json()
+    items.push(...body.items)
+    if (body.next_page_params === null) break
+    query = '?' + new URLSearchParams(body.next_page_params).toString()
+  }
+  const kinds = new Set<string>()
+  for (const item of items) {
+    const tx = await rpc.call<NodeTransaction>('eth_getTransactionByHash', [item.hash])
+    const receipt = await rpc.call<NodeReceipt>('eth_getTransactionReceipt', [item.hash])
+    const block = await rpc.call<{ timestamp: string, baseFeePerGas: string }>('eth_getBlockByNumber', [tx.blockNumber, false])
+    const base = BigInt(block.baseFeePerGas)
+    const price = BigInt(receipt.effectiveGasPrice)
+    const used = BigInt(receipt.gasUsed)
+    const callee = tx.to ?? receipt.contractAddress!
+    const hasCode = await rpc.call<string>('eth_getCode', [callee, 'latest']) !== '0x'
+    // Blockscout's rules for the types, from the node's side.
+    const types: string[] = []
+    if (receipt.logs.some((l) => l.topics[0] === TRANSFER_TOPIC)) types.push('token_transfer')
+    if (tx.to === null) types.push(getAddress(callee) === await token.getAddress() ? 'token_creation' : 'contract_creation')
+    else if (hasCode && tx.input !== '0x') types.push('contract_call')
+    if (BigInt(tx.value) > 0n || types.length === 0) types.push('coin_transfer')
+    kinds.add(types.join('+'))
+    const ok = receipt.status === '0x1'
+    t.same({ ...item, from: (item.from as { hash: string }).hash, to: (item.to as { hash: string } | null)?.hash ?? null, created_contract: (item.created_contract as { hash: string } | null)?.hash ?? null, revert_reason: item.revert_reason === null ? null : 'object' }, {
+      hash: tx.hash,
+      result: ok ? 'success' : 'Reverted',
+      status: ok ? 'ok' : 'error',
+      block_number: Number(tx.blockNumber),
+      timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace('Z', '000Z'),
+      confirmations: head - Number(tx.blockNumber) + 1,
+      confirmation_duration: [],
+      from: getAddress(tx.from),
+      to: tx.to === null ? null : getAddress(tx.to),
+      created_contract: tx.to === null ? getAddress(callee) : null,
+      value: BigInt(tx.value).toString(),
+      fee: { type: 'actual', value: (used * price).toString() },
+      gas_price: price.toString(),
+      gas_used: used.toString(),
+      gas_limit: BigInt(tx.gas).toString(),
+      max_fee_per_gas: tx.maxFeePerGas === undefined ? null : BigInt(tx.maxFeePerGas).toString(),
+      max_priority_fee_per_gas: tx.maxPriorityFeePerGas === undefined ? null : BigInt(tx.maxPriorityFeePerGas).toString(),
+      base_fee_per_gas: base.toString(),
+      priority_fee: ((price - base) * used).toString(),
+      transaction_burnt_fee: (base * used).toString(),
+      type: Number(tx.type),
+      nonce: Number(tx.nonce),
+      position: Number(tx.transactionIndex),
+      raw_input: tx.input,
+      decoded_input: null,
+      method: tx.input.length >= 10 ? tx.input.slice(0, 10) : null,
+      revert_reason: ok ? null : 'object',
+      token_transfers: null,
+      token_transfers_overflow: null,
+      transaction_types: types,
+      transaction_tag: null,
+      exchange_rate: null,
+      historic_exchange_rate: null,
+      has_error_in_internal_transactions: item.hash === survived.hash,
+      authorization_list: [],
+      is_pending_update: false,
+      fhe_operations_count: 0
+    }, item.hash)
+    t.equal((item.to as { is_contract: boolean } | null)?.is_contract ?? hasCode, hasCode, `${item.hash}: the callee's is_contract`)
+  }
+  t.same([...kinds].sort(), ['coin_transfer', 'contract_call', 'contract_call+coin_transfer', 'contract_creation', 'token_transfer+contract_call', 'token_transfer+token_creation'],
+    'the chain has every combination of types the rules make here')
 })
 
 t.test('GET /api/v2/transactions/{hash} matches the node, with token transfers', async (t) => {
