@@ -13,6 +13,8 @@
 // Only values that need no escaping are quoted by hand (hex, numbers, fixed
 // words); the one free text, a failed transaction's error, goes through to_json.
 
+import { hexColumn } from './columns.ts'
+
 /** One transaction as read for the REST API. */
 export type TransactionJsonRow = {
   /** Lowercase 0x-hex. */
@@ -80,7 +82,7 @@ const MEMBERS: Array<[name: string, json: string]> = [
 
 /** The select list over transactions `t` joined by TRANSACTION_JSON_JOINS. */
 export const TRANSACTION_JSON_COLUMNS = `
-  '0x' || encode(t."from", 'hex') as "from", '0x' || encode(t."to", 'hex') as "to", '0x' || encode(t.created_contract, 'hex') as created_contract,
+  ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to", ${hexColumn('t.created_contract')} as created_contract,
   f.from_is_contract, f.to_is_contract, t.block_number::int as block_number, t.transaction_index,
   ${MEMBERS.map(([name, json], i) => `'${i === 0 ? '' : ','}"${name}":' || ${json}`).join('\n  || ')} as members`
 
