@@ -17,6 +17,7 @@ import { tokenInstanceRoutes } from './token-instances.ts'
 import { smartContractRoutes } from './smart-contracts.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
+import { statsRoutes } from './stats.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 
@@ -59,6 +60,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(tokenInstanceRoutes)
     await scope.register(smartContractRoutes)
     await scope.register(searchRoutes)
+    await scope.register(statsRoutes)
   })
 }
 

@@ -1,0 +1,81 @@
+// The chain's totals and recent pace, for Blockscout's /api/v2/stats: one
+// statement. Totals sum the blocks' own counts (one row a block) instead of
+// counting transactions; "today" is the UTC day, read from the block
+// timestamp index; the pace is taken over the newest blocks.
+import type { Knex } from 'knex'
+
+/** Blocks the average block time and network utilisation are taken over. */
+export const PACE_BLOCKS = 100
+/** Blocks whose transactions the gas price oracle looks at (Blockscout's default). */
+export const GAS_ORACLE_BLOCKS = 200
+/** The oracle's slow, average and fast percentiles of the priority fee paid (Blockscout's defaults). */
+export const GAS_ORACLE_PERCENTILES = [0.35, 0.6, 0.9] as const
+
+export type ChainStats = {
+  totalBlocks: string
+  totalTransactions: string
+  totalGasUsed: string
+  totalAddresses: string
+  transactionsToday: string
+  gasUsedToday: string
+  /** Milliseconds between the newest blocks, on average; 0 with fewer than two. */
+  averageBlockTimeMs: number
+  /** Gas used over gas limit of the newest blocks, in per cent; 0 with none. */
+  networkUtilizationPercentage: number
+  /** Wei, as decimal strings; null when no transaction was sealed in the oracle's blocks. */
+  gasPrices: null | { baseFee: string, priorityFees: [slow: string, average: string, fast: string] }
+}
+
+const STATS_SQL = `
+  with newest as (
+    select number, timestamp, gas_used, gas_limit from blocks order by number desc limit ${PACE_BLOCKS}
+  ), totals as (
+    select count(*) as blocks, coalesce(sum(transaction_count), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used from blocks
+  ), today as (
+    select coalesce(sum(transaction_count), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used
+    from blocks where timestamp >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+  ), oracle as (
+    select percentile_disc(array[${GAS_ORACLE_PERCENTILES.join(', ')}]::float8[]) within group (order by t.effective_gas_price - coalesce(b.base_fee_per_gas, 0)) as fees
+    from transactions t join blocks b on b.number = t.block_number
+    where t.block_number > (select coalesce(max(number), 0) from blocks) - ${GAS_ORACLE_BLOCKS}
+  )
+  select totals.blocks::text as total_blocks, totals.transactions::text as total_transactions, totals.gas_used::text as total_gas_used,
+    (select count(*) from addresses)::text as total_addresses,
+    today.transactions::text as transactions_today, today.gas_used::text as gas_used_today,
+    (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) * 1000 / (count(*) - 1) end from newest)::float8 as average_block_time_ms,
+    (select case when coalesce(sum(gas_limit), 0) = 0 then 0 else sum(gas_used) * 100 / sum(gas_limit) end from newest)::float8 as network_utilization_percentage,
+    (select coalesce(base_fee_per_gas, 0)::text from blocks order by number desc limit 1) as base_fee,
+    (select fees::text[] from oracle) as priority_fees
+  from totals, today`
+
+type StatsRow = {
+  total_blocks: string
+  total_transactions: string
+  total_gas_used: string
+  total_addresses: string
+  transactions_today: string
+  gas_used_today: string
+  average_block_time_ms: number
+  network_utilization_percentage: number
+  base_fee: string | null
+  priority_fees: string[] | null
+}
+
+export async function readChainStats (db: Knex): Promise<ChainStats> {
+  const { rows: [row] } = await db.raw<{ rows: StatsRow[] }>(STATS_SQL)
+  const r = row!
+  const fees = r.priority_fees
+  return {
+    totalBlocks: r.total_blocks,
+    totalTransactions: r.total_transactions,
+    totalGasUsed: r.total_gas_used,
+    totalAddresses: r.total_addresses,
+    transactionsToday: r.transactions_today,
+    gasUsedToday: r.gas_used_today,
+    averageBlockTimeMs: r.average_block_time_ms,
+    networkUtilizationPercentage: r.network_utilization_percentage,
+    gasPrices: fees === null || fees.some((f) => f === null) || r.base_fee === null
+      ? null
+      : { baseFee: r.base_fee, priorityFees: [fees[0]!, fees[1]!, fees[2]!] }
+  }
+}

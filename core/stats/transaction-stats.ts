@@ -1,0 +1,18 @@
+// Blockscout's /api/v2/transactions/stats: the last 24 hours' transactions
+// and their fees. The window is found on the block timestamp index, then its
+// transactions read by block number.
+import type { Knex } from 'knex'
+
+export type TransactionStats = { count24h: string, feesSum24h: string, feesAverage24h: string }
+
+export async function readTransactionStats (db: Knex): Promise<TransactionStats> {
+  const { rows: [row] } = await db.raw<{ rows: Array<{ count: string, fees: string }> }>(`
+    with window_blocks as (
+      select min(number) as first, max(number) as last from blocks where timestamp >= now() - interval '24 hours'
+    )
+    select count(t.hash)::text as count, coalesce(sum(t.gas_used * t.effective_gas_price), 0)::text as fees
+    from window_blocks w left join transactions t on t.block_number between w.first and w.last`)
+  const count = BigInt(row!.count)
+  const fees = BigInt(row!.fees)
+  return { count24h: count.toString(), feesSum24h: fees.toString(), feesAverage24h: count === 0n ? '0' : (fees / count).toString() }
+}
