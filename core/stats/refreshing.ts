@@ -1,8 +1,11 @@
 // A value read from the database at most once per `maxAgeMs`, for counters an
 // explorer's home page polls (Blockscout serves them from caches too): the
-// sums behind them read whole tables, which one request a few seconds is
-// cheap for and a thousand a second are not. Callers that arrive while a
-// read is under way share it; a failed read is not kept.
+// sums behind them read whole tables (190 ms over a million transactions),
+// which one request every few seconds is cheap for and a thousand a second
+// are not. Only the first read is waited for: once a value is there, a caller
+// that finds it stale gets it at once and starts the next read in the
+// background (one at a time), so no request waits out a table scan. A failed
+// read keeps the old value; the next caller tries again.
 
 export type Refreshed<T> = { value: T, computedAtMs: number }
 
@@ -12,24 +15,27 @@ export type Refreshing<T> = {
   dueInMs (): number
 }
 
-export function createRefreshing<T> (read: () => Promise<T>, maxAgeMs: number, now: () => number = Date.now): Refreshing<T> {
+export function createRefreshing<T> (read: () => Promise<T>, maxAgeMs: number, now: () => number = Date.now,
+  onError: (err: unknown) => void = () => {}): Refreshing<T> {
   let last: Refreshed<T> | undefined
   let pending: Promise<Refreshed<T>> | undefined
-  const fresh = (entry: Refreshed<T> | undefined): entry is Refreshed<T> => entry !== undefined && now() - entry.computedAtMs < maxAgeMs
+  const refresh = (): Promise<Refreshed<T>> => {
+    pending ??= (async () => {
+      const startedAtMs = now()
+      try {
+        last = { value: await read(), computedAtMs: startedAtMs }
+        return last
+      } finally {
+        pending = undefined
+      }
+    })()
+    return pending
+  }
   return {
     async get () {
-      if (fresh(last)) return last
-      pending ??= (async () => {
-        const startedAtMs = now()
-        try {
-          const value = await read()
-          last = { value, computedAtMs: startedAtMs }
-          return last
-        } finally {
-          pending = undefined
-        }
-      })()
-      return await pending
+      if (last === undefined) return await refresh()
+      if (now() - last.computedAtMs >= maxAgeMs) refresh().catch(onError)
+      return last
     },
     dueInMs () {
       return last === undefined ? 0 : Math.max(0, maxAgeMs - (now() - last.computedAtMs))

@@ -2,33 +2,60 @@
 import t from 'tap'
 import { createRefreshing } from '../../../core/stats/refreshing.ts'
 
-t.test('reads once per period, shares a read under way, and keeps no failure', async (t) => {
+const tick = async () => await new Promise((resolve) => setImmediate(resolve))
+
+t.test('reads once per period, serves the old value while the next read runs, and survives a failed read', async (t) => {
   let clock = 1000
   let reads = 0
   let fail = false
+  const errors: unknown[] = []
   const value = createRefreshing(async () => {
     reads++
-    await new Promise((resolve) => setImmediate(resolve))
+    await tick()
     if (fail) throw new Error('database down')
     return reads
-  }, 5000, () => clock)
+  }, 5000, () => clock, (err) => errors.push(err))
 
   t.equal(value.dueInMs(), 0, 'nothing read yet: due now')
   const [a, b] = await Promise.all([value.get(), value.get()])
-  t.equal(reads, 1, 'callers arriving together share one read')
+  t.equal(reads, 1, 'callers arriving together share the first read')
   t.same([a.value, b.value], [1, 1])
   t.equal(a.computedAtMs, 1000)
 
   clock += 4999
   t.equal((await value.get()).value, 1, 'within the period: the same value')
+  t.equal(reads, 1)
   t.equal(value.dueInMs(), 1)
+
   clock += 1
-  t.equal((await value.get()).value, 2, 'the period over: read again')
+  const [c, d] = await Promise.all([value.get(), value.get()])
+  t.same([c.value, d.value], [1, 1], 'the period over: the old value at once')
+  t.equal(reads, 2, 'and one read in the background for both')
+  await tick()
+  await tick()
+  t.equal((await value.get()).value, 2, 'the new value once read')
   t.equal(value.dueInMs(), 5000)
 
   clock += 5000
   fail = true
+  t.equal((await value.get()).value, 2, 'a failing read: the old value')
+  await tick()
+  await tick()
+  t.equal(errors.length, 1, 'the failure is reported')
+  fail = false
+  t.equal((await value.get()).value, 2, 'still stale: the next caller starts another read')
+  await tick()
+  await tick()
+  t.equal((await value.get()).value, 4)
+})
+
+t.test('a failed first read is not kept', async (t) => {
+  let fail = true
+  const value = createRefreshing(async () => {
+    if (fail) throw new Error('database down')
+    return 'ok'
+  }, 5000)
   await t.rejects(value.get(), /database down/)
   fail = false
-  t.equal((await value.get()).value, 4, 'a failed read is not kept: the next call reads')
+  t.equal((await value.get()).value, 'ok')
 })
