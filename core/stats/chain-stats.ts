@@ -28,7 +28,7 @@ export type ChainStats = {
 
 const STATS_SQL = `
   with newest as (
-    select number, timestamp, gas_used, gas_limit from blocks order by number desc limit ${PACE_BLOCKS}
+    select number, timestamp, gas_used, gas_limit, base_fee_per_gas from blocks order by number desc limit ${PACE_BLOCKS}
   ), totals as (
     select count(*) as blocks, coalesce(sum(transaction_count), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used from blocks
   ), today as (
@@ -37,14 +37,14 @@ const STATS_SQL = `
   ), oracle as (
     select percentile_disc(array[${GAS_ORACLE_PERCENTILES.join(', ')}]::float8[]) within group (order by t.effective_gas_price - coalesce(b.base_fee_per_gas, 0)) as fees
     from transactions t join blocks b on b.number = t.block_number
-    where t.block_number > (select coalesce(max(number), 0) from blocks) - ${GAS_ORACLE_BLOCKS}
+    where t.block_number > (select coalesce(max(number), 0) from newest) - ${GAS_ORACLE_BLOCKS}
   )
   select totals.blocks::text as total_blocks, totals.transactions::text as total_transactions, totals.gas_used::text as total_gas_used,
     (select count(*) from addresses)::text as total_addresses,
     today.transactions::text as transactions_today, today.gas_used::text as gas_used_today,
     (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) * 1000 / (count(*) - 1) end from newest)::float8 as average_block_time_ms,
     (select case when coalesce(sum(gas_limit), 0) = 0 then 0 else sum(gas_used) * 100 / sum(gas_limit) end from newest)::float8 as network_utilization_percentage,
-    (select coalesce(base_fee_per_gas, 0)::text from blocks order by number desc limit 1) as base_fee,
+    (select coalesce(base_fee_per_gas, 0)::text from newest order by number desc limit 1) as base_fee,
     (select fees::text[] from oracle) as priority_fees
   from totals, today`
 

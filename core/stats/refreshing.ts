@@ -15,8 +15,14 @@ export type Refreshing<T> = {
   dueInMs (): number
 }
 
-export function createRefreshing<T> (read: () => Promise<T>, maxAgeMs: number, now: () => number = Date.now,
-  onError: (err: unknown) => void = () => {}): Refreshing<T> {
+export type RefreshingOptions = {
+  maxAgeMs: number
+  /** A background read that failed: the last value stays served. */
+  onError?: (err: unknown) => void
+  now?: () => number
+}
+
+export function createRefreshing<T> (read: () => Promise<T>, { maxAgeMs, onError = () => {}, now = Date.now }: RefreshingOptions): Refreshing<T> {
   let last: Refreshed<T> | undefined
   let pending: Promise<Refreshed<T>> | undefined
   const refresh = (): Promise<Refreshed<T>> => {

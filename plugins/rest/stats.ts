@@ -109,16 +109,16 @@ function presentGasPrices (prices: ChainStats['gasPrices'], detailed: boolean) {
 
 export async function statsRoutes (app: FastifyInstance): Promise<void> {
   // A read that fails in the background leaves the last value served: say so in the log.
-  const failed = (what: string) => (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`)
-  const stats = createRefreshing(async () => await readChainStats(app.db.knex), STATS_REFRESH_MS, Date.now, failed('the chain stats'))
-  const chart = createRefreshing(async () => await readDailyTransactions(app.db.knex), CHART_REFRESH_MS, Date.now, failed('the transactions chart'))
+  const every = (maxAgeMs: number, what: string) => ({ maxAgeMs, onError: (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`) })
+  const stats = createRefreshing(async () => await readChainStats(app.db.knex), every(STATS_REFRESH_MS, 'the chain stats'))
+  const chart = createRefreshing(async () => await readDailyTransactions(app.db.knex), every(CHART_REFRESH_MS, 'the transactions chart'))
   const transactionStats = createRefreshing(async () => {
     const [counts, pool] = await Promise.all([
       readTransactionStats(app.db.knex),
       app.geth.rpc.call<{ pending: string }>('txpool_status')
     ])
     return { ...counts, pending: BigInt(pool.pending).toString() }
-  }, STATS_REFRESH_MS, Date.now, failed('the transaction stats'))
+  }, every(STATS_REFRESH_MS, 'the transaction stats'))
 
   app.get('/stats', { schema: statsSchema }, async (request) => {
     const { value: s, computedAtMs } = await stats.get()

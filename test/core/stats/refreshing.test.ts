@@ -14,7 +14,7 @@ t.test('reads once per period, serves the old value while the next read runs, an
     await tick()
     if (fail) throw new Error('database down')
     return reads
-  }, 5000, () => clock, (err) => errors.push(err))
+  }, { maxAgeMs: 5000, now: () => clock, onError: (err) => errors.push(err) })
 
   t.equal(value.dueInMs(), 0, 'nothing read yet: due now')
   const [a, b] = await Promise.all([value.get(), value.get()])
@@ -54,7 +54,7 @@ t.test('a failed first read is not kept', async (t) => {
   const value = createRefreshing(async () => {
     if (fail) throw new Error('database down')
     return 'ok'
-  }, 5000)
+  }, { maxAgeMs: 5000 })
   await t.rejects(value.get(), /database down/)
   fail = false
   t.equal((await value.get()).value, 'ok')
