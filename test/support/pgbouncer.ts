@@ -3,10 +3,11 @@
 // where the pgbouncer binary is installed (Debian's package pgbouncer).
 import { spawn } from 'node:child_process'
 import { access, chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { findFreePort } from '../../core/net/free-port.ts'
 
 type Tap = { teardown (fn: () => unknown): void }
 
@@ -18,14 +19,6 @@ export async function findPgBouncer (): Promise<string | undefined> {
     if (await access(path).then(() => true, () => false)) return path
   }
   return undefined
-}
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 const listening = async (port: number): Promise<boolean> => await new Promise((resolve) => {
@@ -40,7 +33,7 @@ export async function startPgBouncer (t: Tap, binary: string, databaseUrl: strin
   t.teardown(async () => await rm(dir, { recursive: true, force: true }))
   // PgBouncer will not run as root: it switches to `nobody`, who must read its files.
   await chmod(dir, 0o755)
-  const port = await freePort()
+  const port = await findFreePort()
   const user = decodeURIComponent(target.username || 'postgres')
   await writeFile(join(dir, 'users.txt'), `"${user}" "${decodeURIComponent(target.password)}"\n`)
   await writeFile(join(dir, 'pgbouncer.ini'), [
