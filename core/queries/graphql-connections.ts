@@ -5,10 +5,11 @@
 import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexer/types.ts'
-import { groupByParent, keysetClause, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
+import { groupByParent, keysetClause, toPage, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import { preparedRaw } from './prepared.ts'
 import {
-  HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS, type GraphqlTransaction
+  ADDRESS_COLUMNS, ALL_TRANSACTION_COLUMN_GROUPS, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
+  type GraphqlAddress, type GraphqlTransaction, type TransactionColumnGroup
 } from './graphql-records.ts'
 
 type Keyset = ReturnType<typeof keysetClause>
@@ -38,14 +39,40 @@ function mergedSides (table: string, columns: string, sides: string[], key: stri
   }
 }
 
+/** One address's page (the address is `pb.bytes`): the `core` columns and those of `groups` only. */
+function addressTransactionsPage (k: Keyset, groups: readonly TransactionColumnGroup[]): { sql: string, bindings: KeyValue[] } {
+  // Whole rows from each side: the side's index scan reads the heap row anyway, and
+  // picking hashes to look up again cost a primary-key descent per transaction.
+  const picked = mergedSides('transactions', '*', ['"from"', '"to"', 'created_contract'], ADDRESS_TRANSACTION_KEY, k)
+  const block = groups.includes('block') ? ' join blocks b on b.number = t.block_number' : ''
+  return { sql: `select ${transactionColumns(groups)} from (${picked.sql}) t${block}`, bindings: picked.bindings }
+}
+
 /** Where the address is the sender, the recipient or the created contract. */
-export async function listAddressTransactions (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<GraphqlTransaction>>> {
-  return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => {
-    // Whole rows from each side: the side's index scan reads the heap row anyway, and
-    // picking hashes to look up again cost a primary-key descent per transaction.
-    const picked = mergedSides('transactions', '*', ['"from"', '"to"', 'created_contract'], ADDRESS_TRANSACTION_KEY, k)
-    return { sql: `select ${TRANSACTION_COLUMNS} from (${picked.sql}) t join blocks b on b.number = t.block_number`, bindings: picked.bindings }
-  })
+export async function listAddressTransactions (db: Knex, addresses: readonly string[], page: KeysetPage,
+  groups: readonly TransactionColumnGroup[] = ALL_TRANSACTION_COLUMN_GROUPS): Promise<Array<PageRows<GraphqlTransaction>>> {
+  return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => addressTransactionsPage(k, groups))
+}
+
+/**
+ * An address and a page of its transactions in one statement: what
+ * `address(hash) { transactions { ... } }` asks for, without a second round
+ * trip to the database. Undefined for an unknown address.
+ */
+export async function findAddressWithTransactions (db: Knex, address: string, page: KeysetPage,
+  groups: readonly TransactionColumnGroup[]): Promise<{ address: GraphqlAddress, transactions: PageRows<GraphqlTransaction> } | undefined> {
+  const k = keysetClause(ADDRESS_TRANSACTION_KEY, page)
+  const inner = addressTransactionsPage(k, groups)
+  // The address's columns ride on every row, under names no transaction column has.
+  const rows = await preparedRaw(db, `select ${ADDRESS_COLUMNS.replace(/ as (\w+)/g, ' as address_$1')}, x.*
+    from ${HEX_KEYS} join addresses a on a.hash = pb.bytes left join lateral (${inner.sql}) x on true
+    order by ${k.orderBy}`, [[address.toLowerCase()], ...inner.bindings]) as Array<Record<string, unknown>>
+  if (rows.length === 0) return undefined
+  const first = rows[0]!
+  const found = Object.fromEntries(Object.keys(first).filter((c) => c.startsWith('address_')).map((c) => [c.slice('address_'.length), first[c]]))
+  // No transaction: the one row is the address's, with nulls from the empty join.
+  const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
+  return { address: found as GraphqlAddress, transactions: toPage(transactions, page) }
 }
 
 export async function listAddressTokenTransfers (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<TokenTransferRow>>> {

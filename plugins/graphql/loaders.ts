@@ -6,7 +6,8 @@ import type { Knex } from 'knex'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import type { KeysetPage, PageRows } from '../../core/queries/graphql-page.ts'
 import {
-  findAddressesByHash, findBlocksByNumber, findContractCodes, findInternalErrors, findTokensByAddress, findTransactionsByHash, type GraphqlTransaction
+  ALL_TRANSACTION_COLUMN_GROUPS, findAddressesByHash, findBlocksByNumber, findContractCodes, findInternalErrors, findTokensByAddress,
+  findTransactionsByHash, type GraphqlTransaction, type TransactionColumnGroup
 } from '../../core/queries/graphql-records.ts'
 import {
   ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY, listAddressTokenTransfers, listAddressTransactions,
@@ -14,8 +15,11 @@ import {
 } from '../../core/queries/graphql-connections.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../core/indexer/types.ts'
 import { pageOf, toConnection, type ConnectionArgs, type ConnectionKind } from './connection.ts'
+import { transactionGroupsOf, type SelectionInfo } from './transaction-selection.ts'
+import { connectionKey, prefetchedPage } from './prefetched.ts'
 
-type Query<Obj> = { obj: Obj, params: Record<string, unknown> }
+/** `info` only for loaders registered with `cache: false` (mercurius passes it to those alone). */
+type Query<Obj> = { obj: Obj, params: Record<string, unknown>, info?: SelectionInfo }
 type Loader<Obj> = (queries: Array<Query<Obj>>, context: object) => Promise<unknown[]>
 
 /** `columns`: the key columns a cursor holds, in order. */
@@ -28,29 +32,42 @@ export const CONNECTIONS = {
   logs: { tag: 'log', columns: LOG_KEY, order: 'asc', key: (r: LogRow) => [r.log_index] }
 } satisfies Record<string, ConnectionSpec<any>>
 
+/** The page a connection's arguments ask for; throws the error to answer for bad ones. */
+export function pageFor (spec: ConnectionSpec<any>, args: ConnectionArgs): KeysetPage {
+  const order = args.order === 'ASC' ? 'asc' : spec.order ?? 'desc'
+  return pageOf(args, { tag: spec.tag, columns: spec.columns, order })
+}
+
 /**
  * A connection field for many parents: queries with the same page arguments
- * go in one statement; bad arguments answer that field's error alone.
+ * (and, where `selectionOf` is given, the same selection) go in one
+ * statement; bad arguments answer that field's error alone. A page the
+ * parent's resolver already read (prefetched.ts) is answered from there.
  */
-export function connectionLoader<Obj, Row> (spec: ConnectionSpec<Row>, parentKey: (obj: Obj) => string,
-  list: (parents: string[], page: KeysetPage) => Promise<Array<PageRows<Row>>>): Loader<Obj> {
+export function connectionLoader<Obj, Row, Selection = undefined> (spec: ConnectionSpec<Row>, parentKey: (obj: Obj) => string,
+  list: (parents: string[], page: KeysetPage, selection: Selection) => Promise<Array<PageRows<Row>>>,
+  selectionOf: (info: SelectionInfo | undefined) => Selection = () => undefined as Selection): Loader<Obj> {
   return async (queries) => {
     const results: unknown[] = new Array(queries.length)
-    const groups = new Map<string, { page: KeysetPage, indexes: number[] }>()
-    queries.forEach(({ params }, i) => {
-      const args = params as ConnectionArgs
-      const order = args.order === 'ASC' ? 'asc' : spec.order ?? 'desc'
+    const groups = new Map<string, { page: KeysetPage, selection: Selection, indexes: number[] }>()
+    queries.forEach(({ obj, params, info }, i) => {
       try {
-        const page = pageOf(args, { tag: spec.tag, columns: spec.columns, order })
-        const key = JSON.stringify(page)
-        const group = groups.get(key) ?? groups.set(key, { page, indexes: [] }).get(key)!
+        const page = pageFor(spec, params as ConnectionArgs)
+        const selection = selectionOf(info)
+        const key = connectionKey(page, selection)
+        const prefetched = prefetchedPage<Row>(obj, key)
+        if (prefetched !== undefined) {
+          results[i] = toConnection(page, prefetched, spec)
+          return
+        }
+        const group = groups.get(key) ?? groups.set(key, { page, selection, indexes: [] }).get(key)!
         group.indexes.push(i)
       } catch (err) {
         results[i] = err
       }
     })
-    for (const { page, indexes } of groups.values()) {
-      const pages = await list(indexes.map((i) => parentKey(queries[i]!.obj)), page)
+    for (const { page, selection, indexes } of groups.values()) {
+      const pages = await list(indexes.map((i) => parentKey(queries[i]!.obj)), page, selection)
       indexes.forEach((queryIndex, j) => { results[queryIndex] = toConnection(page, pages[j]!, spec) })
     }
     return results
@@ -106,8 +123,13 @@ export function createLoaders (db: Knex, rpc: RpcClient) {
     },
     Address: {
       contractCode: byKey((a: { hash: string }) => a.hash, async (hashes: string[]) => await findContractCodes(db, hashes)),
-      transactions: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
-        async (parents, page) => await listAddressTransactions(db, parents, page)),
+      // Reads only the column groups the selection needs; mercurius gives a loader the selection only uncached.
+      transactions: {
+        loader: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
+          async (parents, page, groups: readonly TransactionColumnGroup[]) => await listAddressTransactions(db, parents, page, groups),
+          (info) => info === undefined ? ALL_TRANSACTION_COLUMN_GROUPS : transactionGroupsOf(info).sort()),
+        opts: { cache: false }
+      },
       tokenTransfers: connectionLoader(CONNECTIONS.tokenTransfers, (a: { hash: string }) => a.hash,
         async (parents, page) => await listAddressTokenTransfers(db, parents, page))
     },

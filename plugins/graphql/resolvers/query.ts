@@ -3,7 +3,10 @@ import type { Knex } from 'knex'
 import {
   findAddressesByHash, findBlocksByNumber, findInternalTransaction, findTokenTransfer, findTransactionsByHash
 } from '../../../core/queries/graphql-records.ts'
-import { listTokenTransfers } from '../../../core/queries/graphql-connections.ts'
+import type { GraphQLResolveInfo } from 'graphql'
+import { findAddressWithTransactions, listTokenTransfers } from '../../../core/queries/graphql-connections.ts'
+import { transactionsLookahead } from '../lookahead.ts'
+import { connectionKey, withPrefetchedPage } from '../prefetched.ts'
 import { notFound } from '../errors.ts'
 import { pageOf, toConnection, type ConnectionArgs } from '../connection.ts'
 import { CONNECTIONS } from '../loaders.ts'
@@ -35,8 +38,12 @@ export function createQueryResolvers (db: Knex) {
       async node (_root: unknown, { id }: { id: string }) {
         return await findNode(db, id) ?? notFound('Unknown node')
       },
-      async address (_root: unknown, { hash }: { hash: string }) {
-        return (await findAddressesByHash(db, [hash]))[0] ?? notFound('Address not found.')
+      async address (_root: unknown, { hash }: { hash: string }, _context: unknown, info: GraphQLResolveInfo) {
+        const ahead = transactionsLookahead(info)
+        if (ahead === undefined) return (await findAddressesByHash(db, [hash]))[0] ?? notFound('Address not found.')
+        const found = await findAddressWithTransactions(db, hash, ahead.page, ahead.groups)
+        if (found === undefined) return notFound('Address not found.')
+        return withPrefetchedPage(found.address, connectionKey(ahead.page, ahead.groups), found.transactions)
       },
       async addresses (_root: unknown, { hashes }: { hashes: string[] }) {
         const found = (await findAddressesByHash(db, hashes)).filter((a) => a !== undefined)

@@ -3,14 +3,13 @@
 // a bounded number of SQL statements, and subscriptions fed by the indexer.
 import t, { type Test } from 'tap'
 import { Contract, ContractFactory, JsonRpcProvider } from 'ethers'
-import pg from 'pg'
-import { PREPARED_SESSION_SETUP } from '../../../core/db/index.ts'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { waitForReceipt } from '../../support/chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { postGraphql, subscribeGraphql } from '../../support/graphql.ts'
+import { captureStatements } from '../../support/statements.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 3)
 const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -169,6 +168,32 @@ t.test('transaction(hash) answers every field as the node has it; node(id) finds
   t.same(again.body.data.node, { id: created.id, hash: token.creation })
   const missing = await gql(`{ transaction(hash: "0x${'ab'.repeat(32)}") { hash } }`)
   t.equal(missing.body.errors![0]!.message, 'Transaction not found.')
+})
+
+t.test('address.transactions answers every field as transaction(hash) does, whichever columns its selection reads', async (t) => {
+  const byHash = async (hash: string) => (await gql(`{ transaction(hash: "${hash}") { ${TRANSACTION_FIELDS} } }`)).body.data.transaction
+  const list = 'query ($hash: AddressHash!) { address(hash: $hash) { transactions(first: 50) { edges { node { ...F } } } } }'
+  const selections = {
+    every: `fragment F on Transaction { ${TRANSACTION_FIELDS} }`,
+    core: 'fragment F on Transaction { hash blockNumber index fromAddressHash value gasPrice status nonce }',
+    some: 'fragment F on Transaction { hash ... on Transaction { input blockHash } revertReason }'
+  }
+  const expected = new Map<string, any>()
+  // The deployer's transactions: contract creations and a call that moved tokens through another contract.
+  for (const [name, fragment] of Object.entries(selections)) {
+    // Twice: mercurius compiles a query with graphql-jit once it has run once, and both give the loader its selection.
+    for (const run of [1, 2]) {
+      const { body } = await gql(`${list} ${fragment}`, { hash: deployer.address })
+      t.notOk(body.errors, `${name}, run ${run}: no errors`)
+      const nodes = body.data.address.transactions.edges.map((e: any) => e.node)
+      t.ok(nodes.length >= 3, `${name}, run ${run}: the deployer's transactions`)
+      for (const node of nodes) {
+        if (!expected.has(node.hash)) expected.set(node.hash, await byHash(node.hash))
+        const whole = expected.get(node.hash)
+        t.same(node, Object.fromEntries(Object.keys(node).map((k) => [k, whole[k]])), `${name}, run ${run}: ${node.hash} as by hash`)
+      }
+    }
+  }
 })
 
 t.test('internal transactions and logs of a transaction match the call trace and the receipt', async (t) => {
@@ -344,36 +369,60 @@ t.test('bad input: a malformed hash, too deep, too costly, bad pages, batches', 
 })
 
 t.test('50 transactions with their blocks, addresses, calls and logs cost a bounded number of SQL statements', async (t) => {
-  // Counted where every statement goes, knex's and the prepared ones alike; not a pooled
-  // connection's session setup, sent once when it opens.
-  let statements = 0
-  const texts: string[] = []
-  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
-  const original = prototype.query
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as string | { text: string }
-    if (config === PREPARED_SESSION_SETUP) return original.apply(this, args)
-    statements++
-    texts.push(typeof config === 'string' ? config : config.text)
-    return original.apply(this, args)
-  }
-  t.teardown(() => { prototype.query = original })
-  const { body } = await gql(`{ address(hash: "${wallets[0]!.address}") { transactions(first: 50) { edges { node {
+  const { result: { body }, texts } = await captureStatements(async () => await gql(`{ address(hash: "${wallets[0]!.address}") { transactions(first: 50) { edges { node {
     hash block { number hash } fromAddress { hash fetchedCoinBalance } toAddress { hash } hasErrorInInternalTransactions
-    internalTransactions(first: 2) { edges { node { index } } } logs(first: 2) { edges { node { index } } } } } } } }`)
+    internalTransactions(first: 2) { edges { node { index } } } logs(first: 2) { edges { node { index } } } } } } } }`))
   t.notOk(body.errors, 'no errors')
   const nodes = body.data.address.transactions.edges.map((e: any) => e.node)
   t.equal(nodes.length, 49)
   t.ok(nodes.every((n: any) => n.block.number > 0 && n.fromAddress.hash !== undefined), 'every transaction has its block and sender')
-  t.equal(statements, 8, 'address, its transactions, then one statement per edge: block, sender, recipient, internal error flag, calls, logs')
+  t.equal(texts.length, 7, 'the address with its transactions, then one statement per edge: block, sender, recipient, internal error flag, calls, logs')
   t.notOk(texts.some((text) => text.includes('contract_code')), 'no contract code is read when none is asked for')
+  const page = texts.find((text) => text.includes('from transactions where "from"'))!
+  t.notOk(/encode\(t\.input|join blocks|max_fee_per_gas/.test(page), 'the page reads no input, block hash or fee caps when none is asked for')
 
   // Asked for, the code is one statement more per edge, for all 50 senders and for all 50 recipients.
-  statements = 0
-  const withCode = await gql(`{ address(hash: "${wallets[0]!.address}") { transactions(first: 50) { edges { node {
-    fromAddress { hash contractCode } toAddress { hash contractCode } } } } } }`)
-  t.notOk(withCode.body.errors, 'no errors')
-  t.equal(statements, 6, 'address, its transactions, senders, recipients, then the senders\' code and the recipients\' code')
+  const withCode = await captureStatements(async () => await gql(`{ address(hash: "${wallets[0]!.address}") { transactions(first: 50) { edges { node {
+    fromAddress { hash contractCode } toAddress { hash contractCode } } } } } }`))
+  t.notOk(withCode.result.body.errors, 'no errors')
+  t.equal(withCode.texts.length, 5, 'the address with its transactions, senders, recipients, then the senders\' code and the recipients\' code')
+})
+
+t.test('address(hash) reads its one transactions page in the same statement, and answers as the loader does', async (t) => {
+  const counted = async (query: string) => {
+    const { result, texts } = await captureStatements(async () => await gql(query))
+    return { body: result.body, statements: texts.length }
+  }
+  const page = '{ edges { cursor node { hash input } } pageInfo { hasNextPage hasPreviousPage endCursor } }'
+  const address = wallets[0]!.address.toLowerCase()
+  const alone = await counted(`{ address(hash: "${address}") { hash fetchedCoinBalance transactionsCount transactions(first: 5) ${page} } }`)
+  t.equal(alone.statements, 1, 'one statement')
+  // addresses(hashes) reads each address, then their pages through the loader.
+  const loaded = await counted(`{ addresses(hashes: ["${address}"]) { hash fetchedCoinBalance transactionsCount transactions(first: 5) ${page} } }`)
+  t.equal(loaded.statements, 2, 'the addresses, then their pages')
+  t.notOk(alone.body.errors || loaded.body.errors, 'no errors')
+  t.same(alone.body.data.address, loaded.body.data.addresses[0], 'the same address and page either way')
+  t.equal(alone.body.data.address.transactions.edges.length, 5)
+
+  const two = await counted(`{ address(hash: "${address}") { a: transactions(first: 2) ${page} b: transactions(first: 3) ${page} } }`)
+  t.same(two.body.data.address.a.edges, alone.body.data.address.transactions.edges.slice(0, 2), 'two pages under aliases: each its own')
+  t.same(two.body.data.address.b.edges, alone.body.data.address.transactions.edges.slice(0, 3))
+  t.equal(two.statements, 3, 'the address, then one statement per page')
+
+  const unknown = await gql(`{ address(hash: "0x${'5a'.repeat(20)}") { hash transactions(first: 5) ${page} } }`)
+  t.same(unknown.body.data, { address: null })
+  t.equal(unknown.body.errors![0]!.message, 'Address not found.')
+  const bad = await gql(`{ address(hash: "${address}") { hash transactions(first: 5, after: "tampered") ${page} } }`)
+  t.equal(bad.body.errors![0]!.message, 'Invalid cursor provided as `after` argument', 'bad page arguments answer the field\'s error')
+  t.equal(bad.body.data.address.hash, address, 'and the address still answers')
+
+  // An address the index knows that took part in no transaction: the page is empty, the address is there.
+  const idle = await app.db.knex('addresses').where('transaction_count', 0).first('hash')
+  t.ok(idle, 'the index holds an address without transactions')
+  const hash = `0x${(idle!.hash as Buffer).toString('hex')}`
+  const empty = await gql(`{ address(hash: "${hash}") { hash transactions(first: 5) ${page} } }`)
+  t.notOk(empty.body.errors, 'no errors')
+  t.same(empty.body.data.address, { hash, transactions: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } } })
 })
 
 t.test('/api/v1/graphql answers as /api/v2/graphql; /schema.graphql, /graphiql and /api-docs', async (t) => {

@@ -3,13 +3,12 @@
 // shapes from Blockscout's OpenAPI spec, every list walked to its end.
 import t from 'tap'
 import { Wallet, getAddress } from 'ethers'
-import pg from 'pg'
-import { PREPARED_SESSION_SETUP } from '../../../core/db/index.ts'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 import { walkList } from '../../support/rest.ts'
+import { captureStatements } from '../../support/statements.ts'
 import { INDEXED_TIMEOUT_MS, buildTokenChain, TOKEN_COUNT } from '../../support/token-chain.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 60)
@@ -97,21 +96,9 @@ t.test('GET /api/v2/addresses/{hash}/coin-balance-history-by-day ends with today
   t.same((await get(`/api/v2/addresses/${Wallet.createRandom().address}/coin-balance-history-by-day`)).json(), { items: [], days: 10 })
 })
 
-/** SQL statements `run` sends, through knex or prepared (a connection's session setup is not counted). */
+/** SQL statements `run` sends, through knex or prepared. */
 async function countStatements (run: () => Promise<void>): Promise<number> {
-  let statements = 0
-  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }
-  const original = prototype.query
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    if (args[0] !== PREPARED_SESSION_SETUP) statements++
-    return original.apply(this, args)
-  }
-  try {
-    await run()
-  } finally {
-    prototype.query = original
-  }
-  return statements
+  return (await captureStatements(run)).texts.length
 }
 
 type Holding = { token: { address_hash: string, type: string }, token_id: string | null, value: string, token_instance: { id: string } | null }
