@@ -15,7 +15,10 @@ type GenesisDump = { accounts: Record<string, { balance: string, code?: string, 
 
 /**
  * Addresses the block shows, split by whether it may have changed their coin
- * balance. Coins move only as fees (sender, miner), as the value of a call,
+ * balance. Coins move only as fees (the sender pays them; the tips go to the
+ * block's author, which on clique is the signer: the header's miner is the
+ * zero address or a vote, and Geth pays the address it recovers from the
+ * seal), as the value of a call,
  * create or self-destruct (each one a frame of the trace) and at genesis
  * (block 0's dump): `changed` holds everyone those could reach and is read at
  * the block. `unchanged` (the parties of token transfers, the targets of calls
@@ -23,7 +26,8 @@ type GenesisDump = { accounts: Record<string, { balance: string, code?: string, 
  * forward, saving the node a state read per address.
  */
 export function touchedAddresses (rows: BlockRows): { changed: Hex[], unchanged: Hex[] } {
-  const changed = new Set<Hex>([rows.block.miner])
+  // No transaction, no tip: an empty block changes no one's balance.
+  const changed = new Set<Hex>(rows.transactions.length === 0 ? [] : [rows.block.signer ?? rows.block.miner])
   const seen = new Set<Hex>()
   for (const tx of rows.transactions) {
     changed.add(tx.from)

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { PACKAGE_VERSION } from '../../core/version.ts'
 
 /** Blockscout calls the index healthy while it keeps within a few blocks of the node. */
 const HEALTHY_LAG_BLOCKS = 5
@@ -43,7 +42,4 @@ export async function blockscoutHealthRoutes (app: FastifyInstance): Promise<voi
     app.get(`/api/health/${probe}`, { schema: { tags: ['health'], summary: `Blockscout's ${probe} probe` } },
       async (_request, reply) => await reply.type('text/plain').send('OK'))
   }
-  app.get('/api/v2/config/backend-version', {
-    schema: { tags: ['config'], summary: 'The backend version', response: { 200: { type: 'object', properties: { backend_version: { type: ['string', 'null'] } } } } }
-  }, async () => ({ backend_version: `v${PACKAGE_VERSION}` }))
 }

@@ -18,6 +18,7 @@ import { smartContractRoutes } from './smart-contracts.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { statsRoutes } from './stats.ts'
+import { configRoutes } from './config.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 
@@ -61,6 +62,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(smartContractRoutes)
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
+    await scope.register(configRoutes)
   })
 }
 

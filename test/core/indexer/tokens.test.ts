@@ -91,6 +91,9 @@ t.test('token balances equal the contracts\' own balances', async (t) => {
 
 t.test('addresses carry the node\'s balance, nonce, code and creator', async (t) => {
   const rows = await db('addresses').select()
+  const signer = app.geth.keys!.signer.toLowerCase()
+  t.ok(rows.some((row) => hex(row.hash) === signer), 'the clique signer, paid every transaction\'s tip, is there')
+  t.ok(await provider.getBalance(signer) > 0n, 'and the node gave it tips')
   for (const row of rows) {
     const address = hex(row.hash)!
     t.equal(row.coin_balance, (await provider.getBalance(address)).toString(), `${address} balance`)

@@ -106,7 +106,7 @@ t.test('bad input answers 422 in Blockscout\'s shape, a missing block 404, an un
   t.equal(tampered.statusCode, 200, 'a cursor past the head is just the first page')
 })
 
-t.test('Blockscout\'s /api/health, its probes and the backend version answer as Blockscout does', async (t) => {
+t.test('Blockscout\'s /api/health, its probes and the config routes answer as Blockscout does', async (t) => {
   const health = await get('/api/health')
   t.equal(health.statusCode, 200)
   t.match(health.json(), { healthy: true, error: null, metadata: { blocks: { healthy: true, latest_block: { db: { number: String(head) }, node: { number: String(head) } } } } })
@@ -117,6 +117,20 @@ t.test('Blockscout\'s /api/health, its probes and the backend version answer as 
     t.equal(response.body, 'OK')
   }
   t.match((await get('/api/v2/config/backend-version')).json(), { backend_version: /^v\d+\.\d+\.\d+$/ })
+  const backend = await get('/api/v2/config/backend')
+  t.same(backend.json(), { chain_type: null, openapi_spec_folder_name: null })
+  checkSpec(t, '/v2/config/backend', backend.json())
+  const indexer = await get('/api/v2/config/indexer')
+  t.same(indexer.json(), {
+    indexer_enabled: true,
+    block_reward_fetcher_enabled: false,
+    internal_transactions_fetcher_enabled: true,
+    pending_transactions_fetcher_enabled: false,
+    token_instance_retry_fetcher_enabled: false,
+    token_instance_sanitize_fetcher_enabled: false
+  })
+  checkSpec(t, '/v2/config/indexer', indexer.json())
+  t.equal((await get('/api/v2/config/indexer?extra=1')).statusCode, 422, 'unknown parameters answer 422 as elsewhere')
   await app.geth.supervisor!.stop()
   const down = await get('/api/health')
   t.equal(down.statusCode, 500, 'unhealthy when the node does not answer')

@@ -1,0 +1,43 @@
+// Blockscout's /api/v2/config routes: what an explorer front end asks the
+// backend about itself before it draws its menus.
+import type { FastifyInstance } from 'fastify'
+import { PACKAGE_VERSION } from '../../core/version.ts'
+import { query } from './schemas.ts'
+
+const nullableString = { type: ['string', 'null'] }
+
+/**
+ * What this backend's index holds, in Blockscout's fetcher names: blocks and
+ * internal transactions are indexed; clique pays no block rewards; the mempool
+ * is not indexed (pending lists are empty); NFT instances are not fetched.
+ */
+const INDEXER = {
+  indexer_enabled: true,
+  block_reward_fetcher_enabled: false,
+  internal_transactions_fetcher_enabled: true,
+  pending_transactions_fetcher_enabled: false,
+  token_instance_retry_fetcher_enabled: false,
+  token_instance_sanitize_fetcher_enabled: false
+}
+
+export async function configRoutes (app: FastifyInstance): Promise<void> {
+  app.get('/config/backend-version', {
+    schema: { tags: ['config'], summary: 'The backend version', querystring: query(), response: { 200: { type: 'object', properties: { backend_version: nullableString } } } }
+  }, async () => ({ backend_version: `v${PACKAGE_VERSION}` }))
+  app.get('/config/backend', {
+    schema: {
+      tags: ['config'],
+      summary: 'The chain type (null: a plain EVM chain) and OpenAPI flavour',
+      querystring: query(),
+      response: { 200: { type: 'object', properties: { chain_type: nullableString, openapi_spec_folder_name: nullableString } } }
+    }
+  }, async () => ({ chain_type: null, openapi_spec_folder_name: null }))
+  app.get('/config/indexer', {
+    schema: {
+      tags: ['config'],
+      summary: 'Which parts of the chain the index holds',
+      querystring: query(),
+      response: { 200: { type: 'object', properties: Object.fromEntries(Object.keys(INDEXER).map((k) => [k, { type: 'boolean' }])) } }
+    }
+  }, async () => INDEXER)
+}
