@@ -34,7 +34,8 @@ type TransactionPosition = { block_number: string, transaction_index: number, mi
 
 /** Undefined when the transaction is not indexed. */
 export async function readStateChanges (db: Knex, rpc: RpcClient, hash: Buffer, transfers: TokenTransferRow[]): Promise<StateChanges | undefined> {
-  const { rows } = await db.raw(`select t.block_number, t.transaction_index, b.miner, t."from", t."to"
+  // The tip goes to the block's author: on clique the signer (the header's miner is the zero address).
+  const { rows } = await db.raw(`select t.block_number, t.transaction_index, coalesce(b.signer, b.miner) as miner, t."from", t."to"
     from transactions t join blocks b on b.number = t.block_number where t.hash = ?`, [hash])
   const tx = rows[0] as TransactionPosition | undefined
   if (tx === undefined) return undefined

@@ -140,17 +140,20 @@ t.test('GET /api/v2/transactions/{hash}/state-changes: coin balances before and 
       key: (i) => `${i.type}:${i.address.hash}:${i.token?.address_hash}:${i.token_id}`,
       check: specCheck(t, '/v2/transactions/{transaction_hash_param}/state-changes')
     })
+    // Geth pays the tip to the block's author: on clique the signer, not the header's miner (the zero address).
+    const author = getAddress(await app.geth.rpc.call<string>('clique_getSigner', [block!.hash]))
     const coin = items.filter((i: { type: string }) => i.type === 'coin')
     t.equal(coin[0].address.hash, alice.address, 'the sender first')
     for (const item of coin) {
       const before = await balanceAt(item.address.hash, receipt.blockNumber - 1)
       const after = await balanceAt(item.address.hash, receipt.blockNumber)
       t.same([item.balance_before, item.balance_after, item.change], [before.toString(), after.toString(), (after - before).toString()], item.address.hash)
-      t.equal(item.is_miner, item.address.hash === getAddress(block!.miner), 'the coinbase is the miner')
+      t.equal(item.is_miner, item.address.hash === author, 'the signer, paid the tip, is the miner')
     }
     // Every address whose balance the node moved, and no other.
     const moved = new Set(coin.map((i: { address: { hash: string } }) => i.address.hash))
-    for (const address of [alice.address, bob.address, block!.miner, contracts.fanout, ...chain.payees]) {
+    t.ok(moved.has(author), 'the signer\'s tip is listed')
+    for (const address of [alice.address, bob.address, block!.miner, author, contracts.fanout, ...chain.payees]) {
       const changed = await balanceAt(address, receipt.blockNumber - 1) !== await balanceAt(address, receipt.blockNumber)
       if (changed !== moved.has(getAddress(address))) t.fail(`${receipt.hash}: ${address} changed ${changed}, listed ${moved.has(getAddress(address))}`)
     }
