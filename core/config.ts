@@ -24,6 +24,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
   DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', description: 'External PostgreSQL; unset starts embedded PostgreSQL in DATA_DIR/postgres.' },
+  DATABASE_POOL_MAX: { type: 'integer', default: 10, minimum: 1, maximum: 1000, description: 'Connections each of the gateway\'s two database pools may open (knex\'s and the prepared statements\'): an instance holds up to twice this many.' },
   LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.' },
   CLIQUE_PERIOD: { type: 'integer', default: 5, minimum: 0, maximum: 3600, description: 'Seconds between clique blocks; 0 seals only when transactions are pending. Read on first start only.' },
   GENESIS_ALLOC: { type: 'string', description: 'JSON file in Geth alloc format merged into the genesis on first start.' },
@@ -50,6 +51,7 @@ export type Config = Readonly<{
   port: number
   dataDir: string
   databaseUrl: string | undefined
+  databasePoolMax: number
   logLevel: string
   chainId: number
   /** The few variables child processes (Geth, go, postgres) need from ours. */
@@ -126,6 +128,7 @@ export function loadConfig (env: Env = process.env): Config {
     port: v.PORT,
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: str('DATABASE_URL'),
+    databasePoolMax: v.DATABASE_POOL_MAX,
     logLevel: v.LOG_LEVEL,
     chainId: CHAIN_ID,
     childEnv: Object.fromEntries(CHILD_ENV.filter((name) => env[name] !== undefined).map((name) => [name, env[name]!])),

@@ -47,7 +47,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   })
 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
-  await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir })
+  await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax })
   await app.register(geth, { config })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })

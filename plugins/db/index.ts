@@ -8,7 +8,7 @@ declare module 'fastify' {
   }
 }
 
-export type DbOptions = { url: string | undefined, dataDir: string }
+export type DbOptions = { url: string | undefined, dataDir: string, poolMax: number }
 
 /** The database (external or embedded), migrated before anything else starts. */
 async function db (app: FastifyInstance, options: DbOptions): Promise<void> {

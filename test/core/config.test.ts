@@ -43,3 +43,9 @@ t.test('loadConfig() passes only the child-process variables on', async (t) => {
   const config = loadConfig({ PATH: '/bin', HOME: '/root', SECRET: 'x', GOPROXY: 'direct' })
   t.same(config.childEnv, { PATH: '/bin', HOME: '/root', GOPROXY: 'direct' })
 })
+
+t.test('DATABASE_POOL_MAX sizes the database pools (10 by default)', async (t) => {
+  t.equal(loadConfig({}).databasePoolMax, 10)
+  t.equal(loadConfig({ DATABASE_POOL_MAX: '3' }).databasePoolMax, 3)
+  t.throws(() => loadConfig({ DATABASE_POOL_MAX: '0' }), /DATABASE_POOL_MAX/)
+})
