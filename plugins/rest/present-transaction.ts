@@ -1,7 +1,7 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
 import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import type { TokenTransferRecord } from '../../core/queries/transactions.ts'
-import { addressJson, addressObject, hex, timestamp } from './present.ts'
+import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 
 const ZERO_ADDRESS = '0x' + '00'.repeat(20)
@@ -21,12 +21,12 @@ export function transactionJson (tx: TransactionJsonRow, tokenTransfers = 'null'
   return '{"from":' + addressJson(tx.from, tx.from_is_contract) +
     ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract)) +
     ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true)) +
-    ',' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + CONSTANT_MEMBERS + '}'
+    ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + CONSTANT_MEMBERS + '}'
 }
 
 /** A few members of a transaction's JSON text, for a page's cursor. */
 export function transactionMembers (tx: TransactionJsonRow): { hash: string, timestamp: string, value: string, fee: { value: string } } {
-  return JSON.parse('{' + tx.members + '}')
+  return { ...JSON.parse('{' + tx.members + '}'), timestamp: epochTimestamp(tx.timestamp) }
 }
 
 export function presentToken (t: TokenTransferRecord) {
