@@ -43,6 +43,9 @@ export const VARIABLES: Record<string, VariableSpec> = {
   GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
   GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' },
   GRAPHQL_SUBSCRIPTION_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Events a GraphQL subscription may have waiting to be sent; a subscriber further behind has its subscription ended.' },
+  NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
+  NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
+  NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
   INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
@@ -81,6 +84,11 @@ export type Config = Readonly<{
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
+  }>
+  nftMetadata: Readonly<{
+    enabled: boolean
+    ipfsGateway: string
+    allowPrivateHosts: boolean
   }>
 }>
 
@@ -157,6 +165,11 @@ export function loadConfig (env: Env = process.env): Config {
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
+    },
+    nftMetadata: {
+      enabled: v.NFT_METADATA_ENABLED,
+      ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
+      allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
     }
   })
 }

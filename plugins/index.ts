@@ -51,7 +51,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(geth, { config })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
-  await app.register(rest)
+  await app.register(rest, { nftMetadata: config.nftMetadata })
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)

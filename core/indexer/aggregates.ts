@@ -117,6 +117,9 @@ export async function removeBlocksFrom (trx: Knex.Transaction, from: number): Pr
     select distinct address as hash from coin_balances where ${range}`, bindings)
   await shiftCounters(trx, range, -1, bindings)
   await shiftTokenBalances(trx, range, -1, bindings)
+  // Metadata read for an instance the dropped blocks moved may describe the branch that lost: read it again when asked.
+  await trx.raw(`delete from token_instance_metadata m using token_transfers t
+    where t.${range} and m.token_address = t.token_address and m.token_id = t.token_id`, bindings)
   const removed = await trx('blocks').where('number', '>=', from).delete()
   await recomputeAddresses(trx, from)
   await trx.raw('delete from tokens where first_block >= ?', [from])

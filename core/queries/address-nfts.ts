@@ -129,7 +129,7 @@ export async function listAddressNftCollections (db: Knex, holder: Buffer, types
       cross join lateral (
         select json_agg(json_build_object('token_id', i.token_id::text, 'value', i.value::text,
           'owner', '0x' || encode(o.holder, 'hex'), 'owner_is_contract', coalesce(a.contract_code is not null, false),
-          'supply', coalesce(o.supply, 0)::text) order by i.token_id desc) as instances
+          'supply', coalesce(o.supply, 0)::text, 'metadata', m.metadata) order by i.token_id desc) as instances
         from (
           select b.token_id, b.value from token_balances b
           where b.token_address = c.token_address and b.holder = ? and b.token_id >= 0 and b.value > 0

@@ -13,21 +13,29 @@ export type InstanceRecord = {
   owner_is_contract: boolean
   /** Units of the id held in all (0 once an ERC-721 id is burnt). */
   supply: string
+  /** The id's metadata document, once read (core/nft-metadata/). */
+  metadata: Record<string, unknown> | null
 }
 
-/** An InstanceRecord's columns from a row `i` (with its token_id) and ownerJoin's `o` and `a`. */
+/** An InstanceRecord's columns from a row `i` (with its token_id) and ownerJoin's `o`, `a` and `m`. */
 export const OWNER_COLUMNS = `
   i.token_id::text,
-  o.holder as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply`
+  o.holder as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply,
+  m.metadata`
 
-/** The holders of id `i.token_id` of the token at `token` (an SQL expression or a ? binding). */
+/**
+ * The holders of id `i.token_id` of the token at `token` (an SQL expression
+ * or a ? binding, named once), and the id's metadata as last read.
+ */
 export const ownerJoin = (token: string): string => `
+  cross join lateral (select ${token}::bytea as address) k
   left join lateral (
     select case when count(*) = 1 then (array_agg(b.holder))[1] end as holder, sum(b.value) as supply
     -- Ids are never negative (-1 is a fungible balance): said here, token_balances_token_id (partial) serves the probe.
-    from token_balances b where b.token_address = ${token} and b.token_id = i.token_id and b.token_id >= 0
+    from token_balances b where b.token_address = k.address and b.token_id = i.token_id and b.token_id >= 0
   ) o on true
-  left join addresses a on a.hash = o.holder`
+  left join addresses a on a.hash = o.holder
+  left join token_instance_metadata m on m.token_address = k.address and m.token_id = i.token_id`
 const OWNER_JOIN = ownerJoin('?')
 
 /** Instances below `before` (all when undefined), highest id first; one more than a page. */

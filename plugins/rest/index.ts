@@ -21,15 +21,25 @@ import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
+import { createNftMetadataReader, type NftMetadataOptions } from '../../core/nft-metadata/index.ts'
+
+export type RestOptions = { nftMetadata?: NftMetadataOptions }
+
+/** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
+const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
-async function rest (app: FastifyInstance): Promise<void> {
-  await app.register(restV2, { prefix: '/api/v2' })
+async function rest (app: FastifyInstance, options: RestOptions): Promise<void> {
+  await app.register(restV2, { prefix: '/api/v2', ...options })
   await app.register(blockscoutHealthRoutes)
 }
 
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
-export async function restV2 (app: FastifyInstance): Promise<void> {
+export async function restV2 (app: FastifyInstance, options: RestOptions = {}): Promise<void> {
+  const nftMetadata = createNftMetadataReader({
+    db: app.db.knex, rpc: app.geth.rpc, log: app.log.child({ name: 'nft-metadata' }), options: options.nftMetadata ?? NO_NFT_METADATA
+  })
+  app.addHook('onClose', async () => await nftMetadata.close())
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
@@ -58,7 +68,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(addressNftRoutes)
     await scope.register(withdrawalRoutes)
     await scope.register(tokenRoutes)
-    await scope.register(tokenInstanceRoutes)
+    await scope.register(tokenInstanceRoutes, { nftMetadata })
     await scope.register(smartContractRoutes)
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)

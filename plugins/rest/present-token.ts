@@ -24,25 +24,35 @@ export function presentToken (t: TokenRecord) {
   }
 }
 
+/** A string member of the metadata document, or null. */
+const member = (metadata: Record<string, unknown> | null, ...names: string[]): string | null => {
+  for (const name of names) {
+    const value = metadata?.[name]
+    if (typeof value === 'string' && value !== '') return value
+  }
+  return null
+}
+
 /**
- * An instance whose metadata was never fetched, as Blockscout shows it. The
- * owner: an ERC-721 id's holder (the zero address once burnt, as Blockscout
- * records a burn); an ERC-1155 id's only holder when it is unique (one unit).
+ * An instance as Blockscout shows it. The owner: an ERC-721 id's holder (the
+ * zero address once burnt, as Blockscout records a burn); an ERC-1155 id's
+ * only holder when it is unique (one unit). The media links are the metadata
+ * document's own (null until it has been read, core/nft-metadata/).
  */
 export function presentInstance (i: InstanceRecord, t: TokenRecord) {
   const isUnique = t.type === 'ERC-721' || i.supply === '1'
   const owner = !isUnique ? null : i.owner ?? (t.type === 'ERC-721' ? ZERO_ADDRESS : null)
   return {
     id: i.token_id,
-    metadata: null,
+    metadata: i.metadata,
     owner: owner === null ? null : addressObject(owner, i.owner_is_contract),
     token: presentToken(t),
-    external_app_url: null,
-    animation_url: null,
-    image_url: null,
+    external_app_url: member(i.metadata, 'external_url'),
+    animation_url: member(i.metadata, 'animation_url'),
+    image_url: member(i.metadata, 'image', 'image_url'),
     is_unique: isUnique,
     thumbnails: null,
     media_type: null,
-    media_url: null
+    media_url: member(i.metadata, 'image', 'image_url', 'animation_url')
   }
 }

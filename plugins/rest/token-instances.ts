@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { findToken, type TokenRecord } from '../../core/queries/tokens.ts'
 import {
   countInstanceTransfers, findTokenInstance, listHolderInstances, listInstanceHolders, listTokenInstances
@@ -36,7 +37,7 @@ async function findNftToken (db: FastifyInstance['db']['knex'], params: Instance
 
 const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
 
-export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> {
+export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
   const db = app.db.knex
 
   app.get<{ Params: AddressHashParams, Querystring: { holder_address_hash?: string, unique_token?: string } }>('/tokens/:address_hash_param/instances', {
@@ -64,7 +65,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> 
   app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param', {
     schema: {
       tags: ['tokens'],
-      summary: 'One NFT instance: owner, token; metadata is not fetched',
+      summary: 'One NFT instance: owner, token and metadata (read through tokenURI / uri the first time it is asked for)',
       params: instanceParams,
       querystring: query(),
       response: { 200: tokenInstance, 404: message, 422: validationError }
@@ -74,7 +75,8 @@ export async function tokenInstanceRoutes (app: FastifyInstance): Promise<void> 
     const token = await findNftToken(db, request.params)
     const found = token === undefined || !storableId(id) ? undefined : await findTokenInstance(db, token.address, id)
     if (token === undefined || found === undefined) return await reply.code(404).send({ message: 'Not found' })
-    return presentInstance(found, token)
+    const metadata = token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : found.metadata
+    return presentInstance({ ...found, metadata }, token)
   })
 
   app.get<{ Params: InstanceParams, Querystring: TokenTransferPageQuery & { token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/transfers', {

@@ -49,3 +49,10 @@ t.test('DATABASE_POOL_MAX sizes the database pools (10 by default)', async (t) =
   t.equal(loadConfig({ DATABASE_POOL_MAX: '3' }).databasePoolMax, 3)
   t.throws(() => loadConfig({ DATABASE_POOL_MAX: '0' }), /DATABASE_POOL_MAX/)
 })
+
+t.test('NFT metadata settings: on, through ipfs.io, private hosts refused, unless told otherwise', async (t) => {
+  t.same(loadConfig({}).nftMetadata, { enabled: true, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false })
+  t.same(loadConfig({ NFT_METADATA_ENABLED: 'false', NFT_METADATA_IPFS_GATEWAY: 'http://10.0.0.5:8080/ipfs/', NFT_METADATA_ALLOW_PRIVATE_HOSTS: 'true' }).nftMetadata,
+    { enabled: false, ipfsGateway: 'http://10.0.0.5:8080/ipfs/', allowPrivateHosts: true })
+  t.throws(() => loadConfig({ NFT_METADATA_IPFS_GATEWAY: 'ipfs://x' }), /NFT_METADATA_IPFS_GATEWAY/)
+})

@@ -11,6 +11,7 @@ import * as transactionFlagIndexes from './2026_11_21_6_transaction_flag_indexes
 import * as transactionTokenTransferFlag from './2026_11_21_7_transaction_token_transfer_flag.ts'
 import * as addressNftIndex from './2026_11_21_8_address_nft_index.ts'
 import * as instanceHoldersIndex from './2026_11_21_9_instance_holders_index.ts'
+import * as nftMetadata from './2026_11_22_0_nft_metadata.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -24,7 +25,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_21_6_transaction_flag_indexes', transactionFlagIndexes],
   ['2026_11_21_7_transaction_token_transfer_flag', transactionTokenTransferFlag],
   ['2026_11_21_8_address_nft_index', addressNftIndex],
-  ['2026_11_21_9_instance_holders_index', instanceHoldersIndex]
+  ['2026_11_21_9_instance_holders_index', instanceHoldersIndex],
+  ['2026_11_22_0_nft_metadata', nftMetadata]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
