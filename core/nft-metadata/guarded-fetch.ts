@@ -16,11 +16,34 @@ for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0',
 }
 for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(network, prefix, 'ipv6')
 
-/** Loopback, private, link-local, multicast and reserved addresses, IPv4-mapped ones included. */
+/** The eight 16-bit groups of an IPv6 address (with :: and a dotted IPv4 tail written out). */
+function groupsOf (address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address)
+  const text = dotted === null
+    ? address
+    : address.slice(0, dotted.index) + [(Number(dotted[1]) << 8) | Number(dotted[2]), (Number(dotted[3]) << 8) | Number(dotted[4])].map((n) => n.toString(16)).join(':')
+  const [head, tail] = text.split('::') as [string, string | undefined]
+  const parse = (part: string | undefined): number[] => part === undefined || part === '' ? [] : part.split(':').map((g) => parseInt(g, 16))
+  const [first, last] = [parse(head), parse(tail)]
+  return [...first, ...Array<number>(8 - first.length - last.length).fill(0), ...last]
+}
+
+/**
+ * IPv6 forms that carry an IPv4 address (mapped ::ffff:0:0/96, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16) are refused whole: no public metadata server is
+ * named so, and each can hide 127.0.0.1 (::ffff:7f00:1). Node's BlockList
+ * cannot hold them: it compares IPv4 addresses as mapped ones.
+ */
+function carriesIPv4 (address: string): boolean {
+  const g = groupsOf(address)
+  const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0)
+  return (zeros(0, 5) && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) || g[0] === 0x2002
+}
+
+/** Loopback, private, link-local, multicast and reserved addresses, and IPv6 forms of IPv4 ones. */
 export function isPrivateAddress (address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped !== null) return PRIVATE.check(mapped[1]!, 'ipv4')
   const family = isIP(address)
+  if (family === 6 && carriesIPv4(address)) return true
   return family === 0 || PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6')
 }
 

@@ -22,10 +22,11 @@ t.teardown(() => { server.closeAllConnections(); server.close() })
 const port = (server.address() as { port: number }).port
 
 t.test('private, loopback, link-local and reserved addresses are told apart from public ones', async (t) => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
-    t.ok(isPrivateAddress(address), `${address} is private`)
+  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1',
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:8.8.8.8', '64:ff9b::7f00:1', '2002:7f00:1::1']) {
+    t.ok(isPrivateAddress(address), `${address} is refused`)
   }
-  for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '::ffff:8.8.8.8']) {
+  for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '2a00:1450:4001::200e']) {
     t.notOk(isPrivateAddress(address), `${address} is public`)
   }
 })
@@ -37,6 +38,8 @@ t.test('refused by default: this machine by address and by name, and other schem
   await t.rejects(http.getText(`http://127.0.0.1:${port}/`), /private/)
   await t.rejects(http.getText(`http://localhost:${port}/`), /private/)
   await t.rejects(http.getText(`http://[::ffff:127.0.0.1]:${port}/`), /private/)
+  await t.rejects(http.getText(`http://[::ffff:7f00:1]:${port}/`), /private/)
+  await t.rejects(http.getText(`http://2130706433:${port}/`), /private/, '127.0.0.1 as one number')
   await t.rejects(http.getText('file:///etc/passwd'), /not fetched/)
   await t.rejects(http.getText('ftp://example.org/x'), /not fetched/)
   t.equal(requests, before, 'no request reached the server')
