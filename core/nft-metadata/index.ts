@@ -34,13 +34,14 @@ export type NftMetadataReader = {
 
 type Stored = { metadata: Record<string, unknown> | null, error: string | null, fetched_at: Date }
 
+/** Without `rpc` nothing is read, as with `options.enabled` false. */
 export function createNftMetadataReader ({ db, rpc, log, options, now = Date.now }: {
-  db: Knex, rpc: RpcClient, log: Logger, options: NftMetadataOptions, now?: () => number
+  db: Knex, rpc: RpcClient | undefined, log: Logger, options: NftMetadataOptions, now?: () => number
 }): NftMetadataReader {
   const http = createGuardedFetch({ allowPrivate: options.allowPrivateHosts, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_DOCUMENT_BYTES })
   const reading = new Map<string, Promise<Record<string, unknown> | null>>()
 
-  async function fetchAndStore (token: Buffer, tokenId: string, type: NftType): Promise<Record<string, unknown> | null> {
+  async function fetchAndStore (rpc: RpcClient, token: Buffer, tokenId: string, type: NftType): Promise<Record<string, unknown> | null> {
     let uri: string | null = null
     let metadata: Record<string, unknown> | null = null
     let error: string | null = null
@@ -68,11 +69,11 @@ export function createNftMetadataReader ({ db, rpc, log, options, now = Date.now
     async read (token, tokenId, type) {
       const stored = await db('token_instance_metadata').where({ token_address: token, token_id: tokenId }).first('metadata', 'error', 'fetched_at') as Stored | undefined
       const due = stored === undefined || (stored.metadata === null && now() - stored.fetched_at.getTime() >= RETRY_MS)
-      if (!options.enabled || !due) return stored?.metadata ?? null
+      if (!options.enabled || rpc === undefined || !due) return stored?.metadata ?? null
       const key = `${token.toString('hex')}:${tokenId}`
       let pending = reading.get(key)
       if (pending === undefined) {
-        pending = fetchAndStore(token, tokenId, type).finally(() => reading.delete(key))
+        pending = fetchAndStore(rpc, token, tokenId, type).finally(() => reading.delete(key))
         reading.set(key, pending)
       }
       return await pending

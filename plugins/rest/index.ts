@@ -36,8 +36,9 @@ async function rest (app: FastifyInstance, options: RestOptions): Promise<void> 
 
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
 export async function restV2 (app: FastifyInstance, options: RestOptions = {}): Promise<void> {
+  // Without a node (bench:rest) there is no tokenURI to read: instances show what was kept.
   const nftMetadata = createNftMetadataReader({
-    db: app.db.knex, rpc: app.geth.rpc, log: app.log.child({ name: 'nft-metadata' }), options: options.nftMetadata ?? NO_NFT_METADATA
+    db: app.db.knex, rpc: app.hasDecorator('geth') ? app.geth.rpc : undefined, log: app.log.child({ name: 'nft-metadata' }), options: options.nftMetadata ?? NO_NFT_METADATA
   })
   app.addHook('onClose', async () => await nftMetadata.close())
   await app.register(async (scope) => {
