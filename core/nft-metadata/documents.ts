@@ -21,7 +21,13 @@ async function documentText (uri: string, sources: DocumentSources): Promise<str
   const data = DATA_URI.exec(uri)
   if (data !== null) {
     const [, , base64, body] = data
-    return base64 === undefined ? decodeURIComponent(body!) : Buffer.from(body!, 'base64').toString('utf8')
+    if (base64 !== undefined) return Buffer.from(body!, 'base64').toString('utf8')
+    // Percent-encoded as RFC 2397 asks, or (as many on-chain collections write it) plain JSON, where a % is just a %.
+    try {
+      return decodeURIComponent(body!)
+    } catch {
+      return body!
+    }
   }
   if (uri.startsWith('{')) return uri
   return await sources.http.getText(gatewayUrl(uri, sources.ipfsGateway))

@@ -62,7 +62,8 @@ const URIS: Record<number, string> = {
   5: `${base}/redirect`,
   6: `${base}/big.json`,
   7: `${base}/notjson`,
-  8: ''
+  8: '',
+  9: 'data:application/json;utf8,{"name":"Nine","description":"50% off"}'
 }
 const mints = []
 for (const [id, uri] of Object.entries(URIS)) mints.push(await tx({ to: nft, data: nftAbi.encodeFunctionData('mint', [deployer.address, id, uri]) }))
@@ -96,6 +97,7 @@ t.test('IPFS through the gateway, data: URIs, a redirect', async (t) => {
   t.same(three.metadata, THREE)
   t.equal(three.image_url, THREE.image)
   t.same((await instance(nft, 4)).metadata, { name: 'Four' })
+  t.same((await instance(nft, 9)).metadata, { name: 'Nine', description: '50% off' }, 'plain JSON in a data: URI, a bare % in it')
   t.same((await instance(nft, 5)).metadata, ONE, 'followed to the document')
   t.equal(requests.get('/redirect'), 1)
 })
