@@ -8,7 +8,7 @@ import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexe
 import { groupByParent, keysetClause, toPage, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import { preparedRaw } from './prepared.ts'
 import {
-  ADDRESS_COLUMNS, ALL_TRANSACTION_COLUMN_GROUPS, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
+  ALL_TRANSACTION_COLUMN_GROUPS, addressColumns, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
   type GraphqlAddress, type GraphqlTransaction, type TransactionColumnGroup
 } from './graphql-records.ts'
 
@@ -54,6 +54,8 @@ export async function listAddressTransactions (db: Knex, addresses: readonly str
   return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => addressTransactionsPage(k, groups))
 }
 
+const ADDRESS_PREFIX = 'address_'
+
 /**
  * An address and a page of its transactions in one statement: what
  * `address(hash) { transactions { ... } }` asks for, without a second round
@@ -64,12 +66,12 @@ export async function findAddressWithTransactions (db: Knex, address: string, pa
   const k = keysetClause(ADDRESS_TRANSACTION_KEY, page)
   const inner = addressTransactionsPage(k, groups)
   // The address's columns ride on every row, under names no transaction column has.
-  const rows = await preparedRaw(db, `select ${ADDRESS_COLUMNS.replace(/ as (\w+)/g, ' as address_$1')}, x.*
+  const rows = await preparedRaw(db, `select ${addressColumns(ADDRESS_PREFIX)}, x.*
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes left join lateral (${inner.sql}) x on true
     order by ${k.orderBy}`, [[address.toLowerCase()], ...inner.bindings]) as Array<Record<string, unknown>>
   if (rows.length === 0) return undefined
   const first = rows[0]!
-  const found = Object.fromEntries(Object.keys(first).filter((c) => c.startsWith('address_')).map((c) => [c.slice('address_'.length), first[c]]))
+  const found = Object.fromEntries(Object.keys(first).filter((c) => c.startsWith(ADDRESS_PREFIX)).map((c) => [c.slice(ADDRESS_PREFIX.length), first[c]]))
   // No transaction: the one row is the address's, with nulls from the empty join.
   const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
   return { address: found as GraphqlAddress, transactions: toPage(transactions, page) }

@@ -32,10 +32,10 @@ export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as
   ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
   b.transaction_count, b.internal_transaction_count`
 
-/** An address `a`, as GraphqlAddress. */
-export const ADDRESS_COLUMNS = `${hexColumn('a.hash')} as hash, a.coin_balance::text as coin_balance, a.balance_block::int as balance_block,
-  a.nonce::int as nonce, a.gas_used::text as gas_used,
-  a.transaction_count::text as transaction_count, a.token_transfer_count::text as token_transfer_count`
+/** An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart from another table's columns. */
+export const addressColumns = (prefix = ''): string => `${hexColumn('a.hash')} as ${prefix}hash, a.coin_balance::text as ${prefix}coin_balance,
+  a.balance_block::int as ${prefix}balance_block, a.nonce::int as ${prefix}nonce, a.gas_used::text as ${prefix}gas_used,
+  a.transaction_count::text as ${prefix}transaction_count, a.token_transfer_count::text as ${prefix}token_transfer_count`
 
 /**
  * A transaction `t`'s columns in the groups a GraphQL selection asks for
@@ -102,7 +102,7 @@ export async function findTransactionsByHash (db: Knex, hashes: readonly string[
 }
 
 export async function findAddressesByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
-  const rows = await preparedRaw(db, `select ${ADDRESS_COLUMNS} from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
+  const rows = await preparedRaw(db, `select ${addressColumns()} from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
   return inOrder(hashes, rows as GraphqlAddress[], (r) => r.hash)
 }
 

@@ -127,7 +127,7 @@ export function createLoaders (db: Knex, rpc: RpcClient) {
       transactions: {
         loader: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
           async (parents, page, groups: readonly TransactionColumnGroup[]) => await listAddressTransactions(db, parents, page, groups),
-          (info) => info === undefined ? ALL_TRANSACTION_COLUMN_GROUPS : transactionGroupsOf(info).sort()),
+          (info) => info === undefined ? ALL_TRANSACTION_COLUMN_GROUPS : transactionGroupsOf(info)),
         opts: { cache: false }
       },
       tokenTransfers: connectionLoader(CONNECTIONS.tokenTransfers, (a: { hash: string }) => a.hash,

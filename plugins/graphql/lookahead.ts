@@ -24,7 +24,7 @@ export function transactionsLookahead (info: GraphQLResolveInfo): { page: Keyset
   const definition = (info.schema.getType('Address') as GraphQLObjectType).getFields().transactions!
   try {
     const page = pageFor(CONNECTIONS.transactions, getArgumentValues(definition, fields[0]!, info.variableValues) as ConnectionArgs)
-    return { page, groups: transactionGroupsOf({ fieldNodes: fields, fragments: info.fragments }).sort() }
+    return { page, groups: transactionGroupsOf({ fieldNodes: fields, fragments: info.fragments }) }
   } catch {
     return undefined
   }

@@ -40,7 +40,7 @@ export function fieldsOf (set: SelectionSetNode | undefined, fragments: Selectio
 
 const named = (fields: FieldNode[], name: string): FieldNode[] => fields.filter((f) => f.name.value === name)
 
-/** The groups the transactions under this connection field's `edges { node }` need, in no particular order. */
+/** The groups the transactions under this connection field's `edges { node }` need, in ALL_TRANSACTION_COLUMN_GROUPS' order (one key per set). */
 export function transactionGroupsOf (info: SelectionInfo): TransactionColumnGroup[] {
   const connection = info.fieldNodes.flatMap((f) => fieldsOf(f.selectionSet, info.fragments))
   const nodes = named(connection, 'edges').flatMap((edge) => named(fieldsOf(edge.selectionSet, info.fragments), 'node'))
@@ -52,5 +52,5 @@ export function transactionGroupsOf (info: SelectionInfo): TransactionColumnGrou
     if (group === undefined) return [...ALL_TRANSACTION_COLUMN_GROUPS]
     groups.add(group)
   }
-  return [...groups]
+  return ALL_TRANSACTION_COLUMN_GROUPS.filter((g) => groups.has(g))
 }

@@ -75,7 +75,8 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     const token = await findNftToken(db, request.params)
     const found = token === undefined || !storableId(id) ? undefined : await findTokenInstance(db, token.address, id)
     if (token === undefined || found === undefined) return await reply.code(404).send({ message: 'Not found' })
-    const metadata = token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : found.metadata
+    // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
+    const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
     return presentInstance({ ...found, metadata }, token)
   })
 
