@@ -55,6 +55,8 @@ export async function listAddressTransactions (db: Knex, addresses: readonly str
 }
 
 const ADDRESS_PREFIX = 'address_'
+/** True on exactly one row of the join: the first in the order the rows are produced. */
+const ADDRESS_ROW = 'row_number() over () = 1'
 
 /**
  * An address and a page of its transactions in one statement: what
@@ -65,13 +67,16 @@ export async function findAddressWithTransactions (db: Knex, address: string, pa
   groups: readonly TransactionColumnGroup[]): Promise<{ address: GraphqlAddress, transactions: PageRows<GraphqlTransaction> } | undefined> {
   const k = keysetClause(ADDRESS_TRANSACTION_KEY, page)
   const inner = addressTransactionsPage(k, groups)
-  // The address's columns ride on every row, under names no transaction column has.
-  const rows = await preparedRaw(db, `select ${addressColumns(ADDRESS_PREFIX)}, x.*
+  // The address's columns, under names no transaction column has, are filled
+  // on one row only: on every row they were a third of the fields the gateway
+  // parsed for a page (a null costs the parser nothing).
+  const rows = await preparedRaw(db, `select ${addressColumns(ADDRESS_PREFIX, ADDRESS_ROW)}, x.*
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes left join lateral (${inner.sql}) x on true
     order by ${k.orderBy}`, [[address.toLowerCase()], ...inner.bindings]) as Array<Record<string, unknown>>
   if (rows.length === 0) return undefined
+  const carrier = rows.find((r) => r[`${ADDRESS_PREFIX}hash`] !== null)!
+  const found = Object.fromEntries(Object.keys(carrier).filter((c) => c.startsWith(ADDRESS_PREFIX)).map((c) => [c.slice(ADDRESS_PREFIX.length), carrier[c]]))
   const first = rows[0]!
-  const found = Object.fromEntries(Object.keys(first).filter((c) => c.startsWith(ADDRESS_PREFIX)).map((c) => [c.slice(ADDRESS_PREFIX.length), first[c]]))
   // No transaction: the one row is the address's, with nulls from the empty join.
   const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
   return { address: found as GraphqlAddress, transactions: toPage(transactions, page) }

@@ -32,10 +32,19 @@ export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as
   ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
   b.transaction_count, b.internal_transaction_count`
 
-/** An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart from another table's columns. */
-export const addressColumns = (prefix = ''): string => `${hexColumn('a.hash')} as ${prefix}hash, a.coin_balance::text as ${prefix}coin_balance,
-  a.balance_block::int as ${prefix}balance_block, a.nonce::int as ${prefix}nonce, a.gas_used::text as ${prefix}gas_used,
-  a.transaction_count::text as ${prefix}transaction_count, a.token_transfer_count::text as ${prefix}token_transfer_count`
+/**
+ * An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart
+ * from another table's columns. With `when`, each column is null on rows
+ * where that SQL predicate is false.
+ */
+export function addressColumns (prefix = '', when?: string): string {
+  const only = (expression: string): string => when === undefined ? expression : `case when ${when} then ${expression} end`
+  return [
+    [hexColumn('a.hash'), 'hash'], ['a.coin_balance::text', 'coin_balance'], ['a.balance_block::int', 'balance_block'],
+    ['a.nonce::int', 'nonce'], ['a.gas_used::text', 'gas_used'], ['a.transaction_count::text', 'transaction_count'],
+    ['a.token_transfer_count::text', 'token_transfer_count']
+  ].map(([expression, name]) => `${only(expression!)} as ${prefix}${name}`).join(', ')
+}
 
 /**
  * A transaction `t`'s columns in the groups a GraphQL selection asks for

@@ -18,7 +18,7 @@ import { fieldsOf, transactionGroupsOf } from './transaction-selection.ts'
  * different pages, or when its arguments are bad: the loader then reads (or
  * answers the error) as for any other parent.
  */
-export function transactionsLookahead (info: GraphQLResolveInfo): { page: KeysetPage, groups: TransactionColumnGroup[] } | undefined {
+export function transactionsLookahead (info: GraphQLResolveInfo): { page: KeysetPage, groups: readonly TransactionColumnGroup[] } | undefined {
   const fields = info.fieldNodes.flatMap((f) => fieldsOf(f.selectionSet, info.fragments)).filter((f) => f.name.value === 'transactions')
   if (fields.length === 0 || new Set(fields.map((f) => (f.alias ?? f.name).value)).size !== 1) return undefined
   const definition = (info.schema.getType('Address') as GraphQLObjectType).getFields().transactions!

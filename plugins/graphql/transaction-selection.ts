@@ -40,8 +40,23 @@ export function fieldsOf (set: SelectionSetNode | undefined, fragments: Selectio
 
 const named = (fields: FieldNode[], name: string): FieldNode[] => fields.filter((f) => f.name.value === name)
 
+// A parsed query is cached and run again (mercurius keeps the document), so
+// its field nodes come back request after request: their groups are worked
+// out once. A node belongs to one document, whose fragments do not change.
+const groupsOfField = new WeakMap<FieldNode, readonly TransactionColumnGroup[]>()
+
 /** The groups the transactions under this connection field's `edges { node }` need, in ALL_TRANSACTION_COLUMN_GROUPS' order (one key per set). */
-export function transactionGroupsOf (info: SelectionInfo): TransactionColumnGroup[] {
+export function transactionGroupsOf (info: SelectionInfo): readonly TransactionColumnGroup[] {
+  const only = info.fieldNodes.length === 1 ? info.fieldNodes[0]! : undefined
+  const known = only === undefined ? undefined : groupsOfField.get(only)
+  if (known !== undefined) return known
+  // Frozen: callers share it.
+  const groups = Object.freeze(selectedGroups(info))
+  if (only !== undefined) groupsOfField.set(only, groups)
+  return groups
+}
+
+function selectedGroups (info: SelectionInfo): TransactionColumnGroup[] {
   const connection = info.fieldNodes.flatMap((f) => fieldsOf(f.selectionSet, info.fragments))
   const nodes = named(connection, 'edges').flatMap((edge) => named(fieldsOf(edge.selectionSet, info.fragments), 'node'))
   const groups = new Set<TransactionColumnGroup>()

@@ -9,7 +9,7 @@ import knex from 'knex'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { preparedRaw, preparedRows } from '../../../core/queries/prepared.ts'
+import { nativeText, preparedRaw, preparedRows } from '../../../core/queries/prepared.ts'
 import { findPgBouncer, startPgBouncer } from '../../support/pgbouncer.ts'
 
 const url = await createTestDatabase(t)
@@ -27,6 +27,15 @@ t.test('answers rows with bound values, one named statement per text', async (t)
   const { rows } = await db.raw("select name, statement from pg_prepared_statements where name like 'gw\\_%' order by statement")
   t.equal(rows.length, 2)
   t.same(rows.map((r: { statement: string }) => r.statement), ['select n * 2 as n from numbers where n = $1', 'select n from numbers where n = $1'])
+})
+
+t.test('preparedRaw numbers knex\'s ? placeholders once per text and checks the bindings', async (t) => {
+  t.same(nativeText('select n from numbers where n = any(?::int[]) and n > ? order by n'), { text: 'select n from numbers where n = any($1::int[]) and n > $2 order by n', count: 2 })
+  t.same(await preparedRaw(db, 'select n from numbers where n = any(?::int[]) and n > ? order by n', [[3, 4, 5], 3]), [{ n: 4 }, { n: 5 }])
+  t.same(await preparedRaw(db, 'select n from numbers where n = any(?::int[]) and n > ? order by n', [[6, 7], 0]), [{ n: 6 }, { n: 7 }], 'the same text again')
+  await t.rejects(preparedRaw(db, 'select n from numbers where n = ?', []), /Expected 1 bindings, saw 0/)
+  await t.rejects(preparedRaw(db, 'select n from numbers where n = ?', [undefined]), /Undefined binding/)
+  t.throws(() => nativeText('select ?? from numbers'), /binds values only/, 'an identifier binding is refused, not sent as two values')
 })
 
 t.test('is planned once and then runs on its generic plan', async (t) => {

@@ -13,7 +13,7 @@ function infoOf (query: string): Parameters<typeof transactionGroupsOf>[0] {
   return { fieldNodes, fragments }
 }
 
-const groups = (query: string): string[] => transactionGroupsOf(infoOf(query)).sort()
+const groups = (query: string): string[] => [...transactionGroupsOf(infoOf(query))].sort()
 
 t.test('a list of the usual fields reads the core columns alone', async (t) => {
   t.same(groups('{ address { transactions(first: 50) { edges { cursor node { hash blockNumber index fromAddressHash toAddressHash createdContractAddressHash value gas gasUsed gasPrice status nonce } } pageInfo { hasNextPage } } } }'), [])
@@ -31,4 +31,14 @@ t.test('each other field brings its group, through fragments too', async (t) => 
 
 t.test('a field it does not know reads every group', async (t) => {
   t.same(groups('{ address { transactions { edges { node { hash somethingNew } } } } }'), [...ALL_TRANSACTION_COLUMN_GROUPS].sort())
+})
+
+t.test('a field node\'s groups are worked out once and shared, frozen', async (t) => {
+  const info = infoOf('{ address { transactions { edges { node { hash input error } } } } }')
+  const first = transactionGroupsOf(info)
+  t.equal(transactionGroupsOf({ ...info, fragments: {} }), first, 'the same node again: the same array, not read again')
+  t.ok(Object.isFrozen(first), 'callers cannot change what the next request gets')
+  t.same(first, ['input', 'failure'])
+  const other = infoOf('{ address { transactions { edges { node { hash input error } } } } }')
+  t.not(transactionGroupsOf(other), first, 'another document\'s node is its own')
 })
