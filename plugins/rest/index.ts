@@ -8,6 +8,7 @@ import { tokenTransferRoutes } from './token-transfers.ts'
 import { internalTransactionRoutes } from './internal-transactions.ts'
 import { logRoutes } from './logs.ts'
 import { transactionTraceRoutes } from './transaction-trace.ts'
+import { transactionSummaryRoutes } from './transaction-summary.ts'
 import { addressListRoutes } from './address-lists.ts'
 import { addressTokenRoutes } from './address-tokens.ts'
 import { addressNftRoutes } from './address-nfts.ts'
@@ -64,6 +65,7 @@ export async function restV2 (app: FastifyInstance, options: RestOptions = {}): 
     await scope.register(internalTransactionRoutes)
     await scope.register(logRoutes)
     await scope.register(transactionTraceRoutes)
+    await scope.register(transactionSummaryRoutes)
     await scope.register(addressListRoutes)
     await scope.register(addressTokenRoutes)
     await scope.register(addressNftRoutes)

@@ -24,6 +24,35 @@ const unverifiedContract = {
   }
 }
 
+// Verification is not built: no compiler versions to pick and no method to
+// offer, so a front end's verification form has nothing to submit. The
+// licence ids are Blockscout's own, which its forms and stored contracts use.
+const VERIFICATION_CONFIG = {
+  solidity_compiler_versions: [],
+  solidity_evm_versions: [],
+  vyper_compiler_versions: [],
+  vyper_evm_versions: [],
+  verification_options: [],
+  is_rust_verifier_microservice_enabled: false,
+  // Numbered from 1 in this order.
+  license_types: Object.fromEntries(['none', 'unlicense', 'mit', 'gnu_gpl_v2', 'gnu_gpl_v3', 'gnu_lgpl_v2_1', 'gnu_lgpl_v3',
+    'bsd_2_clause', 'bsd_3_clause', 'mpl_2_0', 'osl_3_0', 'apache_2_0', 'gnu_agpl_v3', 'bsl_1_1'].map((name, i) => [name, i + 1]))
+}
+
+const strings = { type: 'array', items: { type: 'string' } }
+const verificationConfig = {
+  type: 'object',
+  properties: {
+    solidity_compiler_versions: strings,
+    solidity_evm_versions: strings,
+    vyper_compiler_versions: strings,
+    vyper_evm_versions: strings,
+    verification_options: strings,
+    is_rust_verifier_microservice_enabled: { type: 'boolean' },
+    license_types: { type: 'object', properties: Object.fromEntries(Object.keys(VERIFICATION_CONFIG.license_types).map((k) => [k, { type: 'integer' }])) }
+  }
+}
+
 const listItem = {
   type: 'object',
   properties: {
@@ -67,6 +96,15 @@ export async function smartContractRoutes (app: FastifyInstance): Promise<void> 
       }
     }, async () => ({ items: [], next_page_params: null }))
   }
+
+  app.get('/smart-contracts/verification/config', {
+    schema: {
+      tags: ['smart-contracts'],
+      summary: 'What contract verification offers: nothing yet (no compiler, no method), with Blockscout\'s licence ids',
+      querystring: query(),
+      response: { 200: verificationConfig, 422: validationError }
+    }
+  }, async () => VERIFICATION_CONFIG)
 
   app.get('/smart-contracts/counters', {
     schema: {

@@ -234,13 +234,28 @@ t.test('bad input answers 422, a missing transaction or block 404', async (t) =>
   t.same(tampered.items.map(key), first.items.map(key), 'a cursor past the head reads the first page')
 })
 
+t.test('GET /api/v2/transactions/{hash}/summary answers as Blockscout with its interpretation service off', async (t) => {
+  for (const path of [`/api/v2/transactions/${receipts.fan.hash}/summary`, `/api/v2/transactions/${receipts.fan.hash}/summary?just_request_body=true`]) {
+    const response = await get(path)
+    t.equal(response.statusCode, 403, path)
+    t.same(response.json(), { message: 'Transaction Interpretation Service is disabled' })
+  }
+  for (const path of ['/api/v2/transactions/0x12/summary', `/api/v2/transactions/${receipts.fan.hash}/summary?just_request_body=maybe`,
+    `/api/v2/transactions/${receipts.fan.hash}/summary?foo=1`]) {
+    const response = await get(path)
+    t.equal(response.statusCode, 422, path)
+    t.match(response.json(), { errors: [{ title: 'Invalid value', source: { pointer: String } }] }, path)
+  }
+})
+
 t.test('the sub-list routes are in the OpenAPI document at /api-docs/json', async (t) => {
   const response = await get('/api-docs/json')
   t.equal(response.statusCode, 200)
   const paths = Object.keys(response.json().paths)
   for (const path of ['/api/v2/internal-transactions', '/api/v2/token-transfers', '/api/v2/transactions/{transaction_hash_param}/raw-trace',
     '/api/v2/transactions/{transaction_hash_param}/state-changes', '/api/v2/addresses/{address_hash_param}/logs',
-    '/api/v2/blocks/{block_hash_or_number_param}/internal-transactions', '/api/v2/tokens/{address_hash_param}/transfers']) {
+    '/api/v2/blocks/{block_hash_or_number_param}/internal-transactions', '/api/v2/tokens/{address_hash_param}/transfers',
+    '/api/v2/transactions/{transaction_hash_param}/summary']) {
     t.ok(paths.includes(path), path)
   }
 })

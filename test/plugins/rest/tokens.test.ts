@@ -266,6 +266,20 @@ t.test('GET /api/v2/smart-contracts lists verified contracts (none) and counts c
   t.same(counters, { smart_contracts: withCode, new_smart_contracts_24h: withCode, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' })
 })
 
+t.test('GET /api/v2/smart-contracts/verification/config offers no verification method, with Blockscout\'s licence ids', async (t) => {
+  const response = await get('/api/v2/smart-contracts/verification/config')
+  t.equal(response.statusCode, 200)
+  const config = response.json()
+  t.same(config.verification_options, [], 'no method to offer: nothing verifies here')
+  t.same(config.solidity_compiler_versions, [])
+  t.equal(config.is_rust_verifier_microservice_enabled, false)
+  t.same(Object.entries(config.license_types), [['none', 1], ['unlicense', 2], ['mit', 3], ['gnu_gpl_v2', 4], ['gnu_gpl_v3', 5], ['gnu_lgpl_v2_1', 6],
+    ['gnu_lgpl_v3', 7], ['bsd_2_clause', 8], ['bsd_3_clause', 9], ['mpl_2_0', 10], ['osl_3_0', 11], ['apache_2_0', 12], ['gnu_agpl_v3', 13], ['bsl_1_1', 14]])
+  t.same(Object.keys(config).sort(), ['is_rust_verifier_microservice_enabled', 'license_types', 'solidity_compiler_versions', 'solidity_evm_versions',
+    'verification_options', 'vyper_compiler_versions', 'vyper_evm_versions'], 'every member of Blockscout\'s answer')
+  t.equal((await get('/api/v2/smart-contracts/verification/config?x=1')).statusCode, 422, 'unknown parameters answer 422 as elsewhere')
+})
+
 t.test('bad token and contract input answers 422, never 500', async (t) => {
   for (const path of [
     '/api/v2/tokens?type=ERC-99', '/api/v2/tokens?holders_count=abc&contract_address_hash=' + token0, '/api/v2/tokens?contract_address_hash=0x12',
