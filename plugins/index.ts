@@ -11,6 +11,7 @@ import geth from './geth/index.ts'
 import rpcProxy from './rpc-proxy/index.ts'
 import health from './health/index.ts'
 import indexer from './indexer/index.ts'
+import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 
@@ -51,7 +52,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(geth, { config })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
-  await app.register(rest, { nftMetadata: config.nftMetadata })
+  await app.register(nftMetadata, config.nftMetadata)
+  await app.register(rest)
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)

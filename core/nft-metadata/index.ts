@@ -1,5 +1,5 @@
 // NFT metadata, read when an instance is first asked for (the REST instance
-// route) and kept in token_instance_metadata, where every instance list reads
+// route) or minted (fetcher.ts) and kept in token_instance_metadata, where every instance list reads
 // it. A failed read is kept with its error and tried again after RETRY_MS:
 // a URI that does not answer is not asked on every request. Concurrent asks
 // for one instance share one read.
@@ -58,10 +58,14 @@ export function createNftMetadataReader ({ db, rpc, log, options, now = Date.now
     }
     // PostgreSQL's jsonb holds no \u0000: such a document is kept as an error.
     if (metadata !== null && JSON.stringify(metadata).includes('\\u0000')) [metadata, error] = [null, 'the metadata holds a NUL character']
+    // Kept only while a transfer still names the id: blocks taken back during
+    // the read took the id with them (and its metadata, store.ts), and a row
+    // written after that would outlive it.
     await db.raw(`insert into token_instance_metadata (token_address, token_id, uri, metadata, error, fetched_at)
-      values (?, ?::numeric, ?, ?::jsonb, ?, to_timestamp(? / 1000.0))
+      select ?, ?::numeric, ?, ?::jsonb, ?, to_timestamp(? / 1000.0)
+      where exists (select 1 from token_transfers t where t.token_address = ? and t.token_id = ?::numeric)
       on conflict (token_address, token_id) do update set uri = excluded.uri, metadata = excluded.metadata, error = excluded.error, fetched_at = excluded.fetched_at`,
-    [token, tokenId, uri?.slice(0, 2000) ?? null, metadata === null ? null : JSON.stringify(metadata), error, now()])
+    [token, tokenId, uri?.slice(0, 2000) ?? null, metadata === null ? null : JSON.stringify(metadata), error, now(), token, tokenId])
     return metadata
   }
 

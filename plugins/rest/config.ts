@@ -9,7 +9,9 @@ const nullableString = { type: ['string', 'null'] }
 /**
  * What this backend's index holds, in Blockscout's fetcher names: blocks and
  * internal transactions are indexed; clique pays no block rewards; the mempool
- * is not indexed (pending lists are empty); NFT instances are not fetched.
+ * is not indexed (pending lists are empty). NFT metadata is read as ids are
+ * minted or asked for (core/nft-metadata/), but no fetcher goes back over
+ * failed reads or cleans kept documents, which is what these two flags name.
  */
 const INDEXER = {
   indexer_enabled: true,

@@ -22,26 +22,27 @@ import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
-import { createNftMetadataReader, type NftMetadataOptions } from '../../core/nft-metadata/index.ts'
-
-export type RestOptions = { nftMetadata?: NftMetadataOptions }
+import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
-async function rest (app: FastifyInstance, options: RestOptions): Promise<void> {
-  await app.register(restV2, { prefix: '/api/v2', ...options })
+async function rest (app: FastifyInstance): Promise<void> {
+  await app.register(restV2, { prefix: '/api/v2' })
   await app.register(blockscoutHealthRoutes)
 }
 
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
-export async function restV2 (app: FastifyInstance, options: RestOptions = {}): Promise<void> {
-  // Without a node (bench:rest) there is no tokenURI to read: instances show what was kept.
-  const nftMetadata = createNftMetadataReader({
-    db: app.db.knex, rpc: app.hasDecorator('geth') ? app.geth.rpc : undefined, log: app.log.child({ name: 'nft-metadata' }), options: options.nftMetadata ?? NO_NFT_METADATA
-  })
-  app.addHook('onClose', async () => await nftMetadata.close())
+export async function restV2 (app: FastifyInstance): Promise<void> {
+  // The app's reader (plugins/nft-metadata). Without one (bench:rest mounts
+  // these routes without a node) there is no tokenURI to read: instances show what was kept.
+  let nftMetadata: NftMetadataReader
+  if (app.hasDecorator('nftMetadata')) nftMetadata = app.nftMetadata
+  else {
+    const reader = nftMetadata = createNftMetadataReader({ db: app.db.knex, rpc: undefined, log: app.log, options: NO_NFT_METADATA })
+    app.addHook('onClose', async () => await reader.close())
+  }
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {

@@ -13,12 +13,14 @@ import { compileContract } from '../../support/contracts.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { checkSpec } from '../../support/openapi.ts'
 import { deleteBlocksAbove } from '../../../core/indexer/store.ts'
+import { createNftMetadataFetcher } from '../../../core/nft-metadata/fetcher.ts'
 
 const ONE = { name: 'One', image: 'https://images.example/1.png', external_url: 'https://example.org/1', animation_url: 'https://media.example/1.mp4' }
 const TWO = { name: 'Two', image: 'ipfs://QmImage/2.png' }
 const THREE = { name: 'Three', image: 'data:image/svg+xml;base64,PHN2Zy8+' }
 const MULTI = { name: 'Forty-two', image_url: 'https://images.example/42.png' }
 const MULTI_ID = 42n
+const TEN = { name: 'Ten', image: 'https://images.example/10.png' }
 
 const requests = new Map<string, number>()
 const server = createServer((request, response) => {
@@ -26,6 +28,7 @@ const server = createServer((request, response) => {
   requests.set(path, (requests.get(path) ?? 0) + 1)
   const json = (body: unknown) => response.setHeader('content-type', 'application/json').end(JSON.stringify(body))
   if (path === '/meta/1.json') return json(ONE)
+  if (path === '/meta/10.json') return json(TEN)
   if (path === '/redirect') return response.writeHead(302, { location: '/meta/1.json' }).end()
   if (path === '/ipfs/QmMeta/2.json') return json(TWO)
   if (path === `/multi/${MULTI_ID.toString(16).padStart(64, '0')}.json`) return json(MULTI)
@@ -71,6 +74,14 @@ mints.push(await tx({ to: multi, data: multiAbi.encodeFunctionData('mint', [depl
 await sendRound(rpc, mints)
 await waitForIndexed(app)
 
+// The gateway reads minted ids in the background (core/nft-metadata/fetcher.ts):
+// every id has its row, a document or a failure, before the tests below ask.
+const minted = Object.keys(URIS).length + 1
+for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+  if (Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n) === minted) break
+  await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const instance = async (token: string, id: number | bigint) => {
   const response = await get(`/api/v2/tokens/${token}/instances/${id}`)
@@ -78,6 +89,10 @@ const instance = async (token: string, id: number | bigint) => {
   checkSpec(t, '/v2/tokens/{address_hash_param}/instances/{token_id_param}', response.json())
   return response.json()
 }
+
+t.test('every minted id was read in the background', async (t) => {
+  t.equal(Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n), minted)
+})
 
 t.test('a document over HTTP: the metadata and its media links, read once', async (t) => {
   const body = await instance(nft, 1)
@@ -87,7 +102,7 @@ t.test('a document over HTTP: the metadata and its media links, read once', asyn
   t.equal(body.external_app_url, ONE.external_url)
   t.equal(body.media_url, ONE.image)
   t.same((await instance(nft, 1)).metadata, ONE, 'asked again')
-  t.equal(requests.get('/meta/1.json'), 1, 'the document was read once, then kept')
+  t.equal(requests.get('/meta/1.json'), 1 + requests.get('/redirect')!, 'the document was read once for id 1 (and once for id 5, whose URI redirects to it), then kept')
 })
 
 t.test('IPFS through the gateway, data: URIs, a redirect', async (t) => {
@@ -129,9 +144,46 @@ t.test('lists show what was read', async (t) => {
   checkSpec(t, '/v2/tokens/{address_hash_param}/instances', body)
 })
 
+const listed = async (id: string) => ((await get(`/api/v2/tokens/${nft}/instances`)).json().items as Array<{ id: string, metadata: unknown }>).find((i) => i.id === id)
+
+t.test('an id minted while the gateway runs is read in the background, before anyone asks for it', async (t) => {
+  await sendRound(rpc, [await tx({ to: nft, data: nftAbi.encodeFunctionData('mint', [deployer.address, 10, `${base}/meta/10.json`]) })])
+  await waitForIndexed(app)
+  const deadline = Date.now() + 10_000
+  while ((await listed('10'))?.metadata === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  t.same((await listed('10'))?.metadata, TEN, 'the list shows it; no one opened the id')
+  t.equal(requests.get('/meta/10.json'), 1, 'read once')
+})
+
+t.test('a sweep reads every mint without metadata, once; a backfill far behind reads nothing', async (t) => {
+  const fetcher = createNftMetadataFetcher({ db: app.db.knex, reader: app.nftMetadata, log: app.log })
+  t.teardown(async () => await fetcher.close())
+  await app.db.knex('token_instance_metadata').whereIn('token_id', ['1', '3']).delete()
+  const before = requests.get('/meta/1.json')
+  const mintOfOne = { token_address: nft.toLowerCase(), token_type: 'ERC-721', from: `0x${'00'.repeat(20)}`, token_id: '1' }
+  fetcher.onBlocks([{ tokenTransfers: [mintOfOne] }], 500)
+  await fetcher.idle()
+  t.equal((await listed('1'))?.metadata, null, '500 blocks behind: not read')
+  t.equal(requests.get('/meta/1.json'), before)
+  fetcher.onBlocks([], 0)
+  await fetcher.idle()
+  t.same((await listed('1'))?.metadata, ONE, 'following the head: the sweep finds it')
+  t.same((await listed('3'))?.metadata, THREE)
+  t.equal(requests.get('/meta/1.json'), before! + 1, 'read once')
+  fetcher.onBlocks([], 0)
+  await fetcher.idle()
+  t.equal(requests.get('/meta/1.json'), before! + 1, 'a finished sweep does not walk the mints again')
+})
+
 t.test('blocks taken back take the metadata of the ids they moved with them', async (t) => {
   t.ok(Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n) > 0)
   // Every mint came after the deployments.
   await deleteBlocksAbove(app.db.knex, deployBlock)
+  t.equal(Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n), 0)
+})
+
+t.test('a read that ends after its id was taken back keeps nothing', async (t) => {
+  // The index no longer has the mint of id 1 (the test above), the node still does: the read succeeds, and is not kept.
+  t.same(await app.nftMetadata.read(Buffer.from(nft.slice(2), 'hex'), '1', 'ERC-721'), ONE)
   t.equal(Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n), 0)
 })

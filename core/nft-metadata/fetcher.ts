@@ -1,0 +1,139 @@
+// Reads the metadata of NFT ids in the background, as the index sees them
+// minted, so instance lists show names and images before anyone opens each
+// id (Blockscout's token instance fetchers do the same). It runs on the
+// indexing instance alone, and only while the index follows the head: a
+// backfill far behind is left to its own work, and the ids it minted are
+// found afterwards by a sweep that walks every mint once, newest first.
+// Reads go through the reader the REST routes use: an id asked for while its
+// background read is under way waits for that read, not a second one.
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+import type { NftMetadataReader, NftType } from './index.ts'
+
+export type MintedInstance = { token: Buffer, tokenId: string, type: NftType }
+
+/** The token transfers a batch carries, as the indexer's rows have them. */
+type Transfers = { tokenTransfers: ReadonlyArray<{ token_address: string, token_type: string, from: string, token_id: string | null }> }
+
+const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
+const NFT_TYPES = new Set<string>(['ERC-721', 'ERC-1155'])
+/** Reads at once: each is a tokenURI call to the node and mostly a wait on someone's HTTP server. */
+const CONCURRENCY = 4
+/** Ids waiting beyond this are dropped; the sweep finds them again. */
+const MAX_QUEUED = 10_000
+/** Mints the sweep reads a statement. */
+const SWEEP_PAGE = 500
+/** Further behind the head than this, the index is backfilling: no reads. */
+const FOLLOWING_BLOCKS = 100
+
+/** The NFT ids these batches minted (sent from the zero address), each once. */
+export function mintedInstances (batches: readonly Transfers[]): MintedInstance[] {
+  const minted = new Map<string, MintedInstance>()
+  for (const { tokenTransfers } of batches) {
+    for (const t of tokenTransfers) {
+      if (t.from !== ZERO_ADDRESS || t.token_id === null || !NFT_TYPES.has(t.token_type)) continue
+      minted.set(`${t.token_address}:${t.token_id}`, { token: Buffer.from(t.token_address.slice(2), 'hex'), tokenId: t.token_id, type: t.token_type as NftType })
+    }
+  }
+  return [...minted.values()]
+}
+
+export type NftMetadataFetcher = {
+  /** After a commit: reads what the batches minted when the index is within reach of the head, and sweeps older mints when idle. */
+  onBlocks (batches: readonly Transfers[], blocksBehind: number): void
+  /** Resolves once nothing is queued or being read. */
+  idle (): Promise<void>
+  /** Drops the queue and waits for the reads under way. */
+  close (): Promise<void>
+}
+
+type SweepCursor = { block_number: string, log_index: number, batch_index: number }
+
+export function createNftMetadataFetcher ({ db, reader, log }: { db: Knex, reader: NftMetadataReader, log: Logger }): NftMetadataFetcher {
+  const queue = new Map<string, MintedInstance>()
+  let active = 0
+  let closed = false
+  // undefined: the sweep has not started; null: it has walked every mint.
+  let sweepFrom: SweepCursor | null | undefined
+  let sweeping = false
+  // A failed sweep waits for the next commit rather than retrying at once.
+  let sweepFailed = false
+  let waiters: Array<() => void> = []
+
+  function enqueue (instances: MintedInstance[]): void {
+    if (closed) return
+    for (const instance of instances) {
+      if (queue.size >= MAX_QUEUED) break
+      queue.set(`${instance.token.toString('hex')}:${instance.tokenId}`, instance)
+    }
+    pump()
+  }
+
+  function pump (): void {
+    while (active < CONCURRENCY && queue.size > 0) {
+      const [key, next] = queue.entries().next().value as [string, MintedInstance]
+      queue.delete(key)
+      active++
+      reader.read(next.token, next.tokenId, next.type)
+        .catch((err: Error) => log.warn({ err: err.message, token: `0x${next.token.toString('hex')}`, token_id: next.tokenId }, 'NFT metadata read failed'))
+        .finally(() => {
+          active--
+          pump()
+        })
+    }
+    if (queue.size === 0 && active === 0 && !sweeping) {
+      if (!closed && sweepFrom !== null && !sweepFailed) sweep().catch(() => {})
+      else settle()
+    }
+  }
+
+  function settle (): void {
+    const woken = waiters
+    waiters = []
+    for (const wake of woken) wake()
+  }
+
+  /** The next page of mints below the cursor that have no metadata row yet. */
+  async function sweep (): Promise<void> {
+    sweeping = true
+    try {
+      const from = sweepFrom ?? undefined
+      const below = from === undefined ? '' : 'and (t.block_number, t.log_index, t.batch_index) < (?::bigint, ?, ?)'
+      const { rows } = await db.raw<{ rows: Array<SweepCursor & { token_address: Buffer, token_id: string, token_type: NftType, read: boolean }> }>(`
+        select t.block_number::text, t.log_index, t.batch_index, t.token_address, t.token_id::text, t.token_type,
+          exists (select 1 from token_instance_metadata m where m.token_address = t.token_address and m.token_id = t.token_id) as read
+        from token_transfers t
+        where t."from" = ? and t.token_id is not null and t.token_type in ('ERC-721', 'ERC-1155') ${below}
+        order by t.block_number desc, t.log_index desc, t.batch_index desc limit ${SWEEP_PAGE}`,
+      [Buffer.alloc(20), ...(from === undefined ? [] : [from.block_number, from.log_index, from.batch_index])])
+      const last = rows[rows.length - 1]
+      sweepFrom = rows.length < SWEEP_PAGE || last === undefined ? null : { block_number: last.block_number, log_index: last.log_index, batch_index: last.batch_index }
+      enqueue(rows.filter((r) => !r.read).map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))
+    } catch (err) {
+      sweepFailed = true
+      log.warn({ err: (err as Error).message }, 'NFT metadata sweep failed; trying again after the next commit')
+    } finally {
+      sweeping = false
+    }
+    if (queue.size === 0) pump()
+  }
+
+  return {
+    onBlocks (batches, blocksBehind) {
+      if (closed || blocksBehind > FOLLOWING_BLOCKS) return
+      sweepFailed = false
+      enqueue(mintedInstances(batches))
+    },
+    async idle () {
+      // A sweep part way through its pages is work under way; one not started is not.
+      if (queue.size === 0 && active === 0 && !sweeping && (closed || sweepFailed || sweepFrom === undefined || sweepFrom === null)) return
+      await new Promise<void>((resolve) => waiters.push(resolve))
+    },
+    async close () {
+      closed = true
+      queue.clear()
+      // The last read or sweep to end settles the waiters (pump).
+      if (active > 0 || sweeping) await new Promise<void>((resolve) => waiters.push(resolve))
+    }
+  }
+}
