@@ -19,7 +19,7 @@ const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
 const NFT_TYPES = new Set<string>(['ERC-721', 'ERC-1155'])
 /** Reads at once: each is a tokenURI call to the node and mostly a wait on someone's HTTP server. */
 const CONCURRENCY = 4
-/** Ids waiting beyond this are dropped; the sweep finds them again. */
+/** Ids waiting beyond this are dropped; a sweep from the top finds them again. */
 const MAX_QUEUED = 10_000
 /** Mints the sweep reads a statement. */
 const SWEEP_PAGE = 500
@@ -49,23 +49,38 @@ export type NftMetadataFetcher = {
 
 type SweepCursor = { block_number: string, log_index: number, batch_index: number }
 
-export function createNftMetadataFetcher ({ db, reader, log }: { db: Knex, reader: NftMetadataReader, log: Logger }): NftMetadataFetcher {
+export function createNftMetadataFetcher ({ db, reader, log, maxQueued = MAX_QUEUED }: {
+  db: Knex, reader: NftMetadataReader, log: Logger, maxQueued?: number
+}): NftMetadataFetcher {
   const queue = new Map<string, MintedInstance>()
   let active = 0
   let closed = false
   // undefined: the sweep has not started; null: it has walked every mint.
   let sweepFrom: SweepCursor | null | undefined
   let sweeping = false
-  // A failed sweep waits for the next commit rather than retrying at once.
-  let sweepFailed = false
+  // The sweep waits for the next commit: after a failure, and before walking
+  // again for dropped ids (with the node down, reads keep nothing, and an
+  // immediate new pass would read the same ids in a loop).
+  let sweepPaused = false
+  // Ids were dropped from a full queue: the sweep walks again from the top once its pass ends.
+  let dropped = false
   let waiters: Array<() => void> = []
+
+  /** Queues what fits; false when some had to be dropped. */
+  function add (instances: MintedInstance[]): boolean {
+    let fits = true
+    for (const instance of instances) {
+      const key = `${instance.token.toString('hex')}:${instance.tokenId}`
+      if (queue.size < maxQueued || queue.has(key)) queue.set(key, instance)
+      else fits = false
+    }
+    return fits
+  }
 
   function enqueue (instances: MintedInstance[]): void {
     if (closed) return
-    for (const instance of instances) {
-      if (queue.size >= MAX_QUEUED) break
-      queue.set(`${instance.token.toString('hex')}:${instance.tokenId}`, instance)
-    }
+    // Dropped after the sweep's pass ended: a new pass (this is a commit, so the pace is the chain's).
+    if (!add(instances)) [sweepFrom, dropped] = sweepFrom === null ? [undefined, false] : [sweepFrom, true]
     pump()
   }
 
@@ -82,7 +97,7 @@ export function createNftMetadataFetcher ({ db, reader, log }: { db: Knex, reade
         })
     }
     if (queue.size === 0 && active === 0 && !sweeping) {
-      if (!closed && sweepFrom !== null && !sweepFailed) sweep().catch(() => {})
+      if (!closed && sweepFrom !== null && !sweepPaused) sweep().catch(() => {})
       else settle()
     }
   }
@@ -106,27 +121,29 @@ export function createNftMetadataFetcher ({ db, reader, log }: { db: Knex, reade
         where t."from" = ? and t.token_id is not null and t.token_type in ('ERC-721', 'ERC-1155') ${below}
         order by t.block_number desc, t.log_index desc, t.batch_index desc limit ${SWEEP_PAGE}`,
       [Buffer.alloc(20), ...(from === undefined ? [] : [from.block_number, from.log_index, from.batch_index])])
+      if (!closed && !add(rows.filter((r) => !r.read).map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))) dropped = true
       const last = rows[rows.length - 1]
-      sweepFrom = rows.length < SWEEP_PAGE || last === undefined ? null : { block_number: last.block_number, log_index: last.log_index, batch_index: last.batch_index }
-      enqueue(rows.filter((r) => !r.read).map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))
+      if (rows.length === SWEEP_PAGE && last !== undefined) sweepFrom = { block_number: last.block_number, log_index: last.log_index, batch_index: last.batch_index }
+      // The pass is over; with ids dropped on the way, the next commit starts another.
+      else [sweepFrom, sweepPaused, dropped] = dropped ? [undefined, true, false] : [null, sweepPaused, false]
     } catch (err) {
-      sweepFailed = true
+      sweepPaused = true
       log.warn({ err: (err as Error).message }, 'NFT metadata sweep failed; trying again after the next commit')
     } finally {
       sweeping = false
     }
-    if (queue.size === 0) pump()
+    pump()
   }
 
   return {
     onBlocks (batches, blocksBehind) {
       if (closed || blocksBehind > FOLLOWING_BLOCKS) return
-      sweepFailed = false
+      sweepPaused = false
       enqueue(mintedInstances(batches))
     },
     async idle () {
       // A sweep part way through its pages is work under way; one not started is not.
-      if (queue.size === 0 && active === 0 && !sweeping && (closed || sweepFailed || sweepFrom === undefined || sweepFrom === null)) return
+      if (queue.size === 0 && active === 0 && !sweeping && (closed || sweepPaused || sweepFrom === undefined || sweepFrom === null)) return
       await new Promise<void>((resolve) => waiters.push(resolve))
     },
     async close () {

@@ -175,6 +175,24 @@ t.test('a sweep reads every mint without metadata, once; a backfill far behind r
   t.equal(requests.get('/meta/1.json'), before! + 1, 'a finished sweep does not walk the mints again')
 })
 
+t.test('ids dropped from a full queue are read by the sweep\'s next passes, one commit apart', async (t) => {
+  const fetcher = createNftMetadataFetcher({ db: app.db.knex, reader: app.nftMetadata, log: app.log, maxQueued: 1 })
+  t.teardown(async () => await fetcher.close())
+  fetcher.onBlocks([], 0)
+  await fetcher.idle()
+  const ids = ['1', '3', '4']
+  await app.db.knex('token_instance_metadata').whereIn('token_id', ids).delete()
+  const mint = (id: string) => ({ token_address: nft.toLowerCase(), token_type: 'ERC-721', from: `0x${'00'.repeat(20)}`, token_id: id })
+  const read = async () => (await app.db.knex('token_instance_metadata').whereIn('token_id', ids).pluck('token_id')).map(String).sort()
+  // A queue of one: the batch's first mint waits, the others are dropped.
+  fetcher.onBlocks([{ tokenTransfers: ids.map(mint) }], 0)
+  await fetcher.idle()
+  t.same(await read(), ['1', '4'], 'the queued id, then the newest other from a pass over the mints (newest first)')
+  fetcher.onBlocks([], 0)
+  await fetcher.idle()
+  t.same(await read(), ids, 'the next commit, the next pass: every id read')
+})
+
 t.test('blocks taken back take the metadata of the ids they moved with them', async (t) => {
   t.ok(Number((await app.db.knex('token_instance_metadata').count('* as n').first())!.n) > 0)
   // Every mint came after the deployments.
