@@ -79,8 +79,12 @@ export function createNftMetadataFetcher ({ db, reader, log, maxQueued = MAX_QUE
 
   function enqueue (instances: MintedInstance[]): void {
     if (closed) return
-    // Dropped after the sweep's pass ended: a new pass (this is a commit, so the pace is the chain's).
-    if (!add(instances)) [sweepFrom, dropped] = sweepFrom === null ? [undefined, false] : [sweepFrom, true]
+    if (!add(instances)) {
+      // After the sweep's pass ended, a new pass now (this is a commit, so the
+      // pace is the chain's); during a pass, another once it ends.
+      if (sweepFrom === null) sweepFrom = undefined
+      else dropped = true
+    }
     pump()
   }
 
@@ -108,20 +112,20 @@ export function createNftMetadataFetcher ({ db, reader, log, maxQueued = MAX_QUE
     for (const wake of woken) wake()
   }
 
-  /** The next page of mints below the cursor that have no metadata row yet. */
+  /** The next page of mints below the cursor that have no metadata row yet (those read in between are skipped in the same statement). */
   async function sweep (): Promise<void> {
     sweeping = true
     try {
       const from = sweepFrom ?? undefined
       const below = from === undefined ? '' : 'and (t.block_number, t.log_index, t.batch_index) < (?::bigint, ?, ?)'
-      const { rows } = await db.raw<{ rows: Array<SweepCursor & { token_address: Buffer, token_id: string, token_type: NftType, read: boolean }> }>(`
-        select t.block_number::text, t.log_index, t.batch_index, t.token_address, t.token_id::text, t.token_type,
-          exists (select 1 from token_instance_metadata m where m.token_address = t.token_address and m.token_id = t.token_id) as read
+      const { rows } = await db.raw<{ rows: Array<SweepCursor & { token_address: Buffer, token_id: string, token_type: NftType }> }>(`
+        select t.block_number::text, t.log_index, t.batch_index, t.token_address, t.token_id::text, t.token_type
         from token_transfers t
         where t."from" = ? and t.token_id is not null and t.token_type in ('ERC-721', 'ERC-1155') ${below}
+          and not exists (select 1 from token_instance_metadata m where m.token_address = t.token_address and m.token_id = t.token_id)
         order by t.block_number desc, t.log_index desc, t.batch_index desc limit ${SWEEP_PAGE}`,
       [Buffer.alloc(20), ...(from === undefined ? [] : [from.block_number, from.log_index, from.batch_index])])
-      if (!closed && !add(rows.filter((r) => !r.read).map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))) dropped = true
+      if (!closed && !add(rows.map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))) dropped = true
       const last = rows[rows.length - 1]
       if (rows.length === SWEEP_PAGE && last !== undefined) sweepFrom = { block_number: last.block_number, log_index: last.log_index, batch_index: last.batch_index }
       // The pass is over; with ids dropped on the way, the next commit starts another.

@@ -27,6 +27,16 @@ import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReade
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
 
+/**
+ * Without the app's reader (plugins/nft-metadata), as when bench:rest mounts
+ * these routes without a node, there is no tokenURI to read: instances show what was kept.
+ */
+function keptNftMetadataOnly (app: FastifyInstance): NftMetadataReader {
+  const reader = createNftMetadataReader({ db: app.db.knex, rpc: undefined, log: app.log, options: NO_NFT_METADATA })
+  app.addHook('onClose', async () => await reader.close())
+  return reader
+}
+
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
   await app.register(restV2, { prefix: '/api/v2' })
@@ -35,14 +45,7 @@ async function rest (app: FastifyInstance): Promise<void> {
 
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
 export async function restV2 (app: FastifyInstance): Promise<void> {
-  // The app's reader (plugins/nft-metadata). Without one (bench:rest mounts
-  // these routes without a node) there is no tokenURI to read: instances show what was kept.
-  let nftMetadata: NftMetadataReader
-  if (app.hasDecorator('nftMetadata')) nftMetadata = app.nftMetadata
-  else {
-    const reader = nftMetadata = createNftMetadataReader({ db: app.db.knex, rpc: undefined, log: app.log, options: NO_NFT_METADATA })
-    app.addHook('onClose', async () => await reader.close())
-  }
+  const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
