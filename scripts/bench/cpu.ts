@@ -3,6 +3,7 @@
 // it shows who was short of CPU: the load generator, the gateway or Geth.
 import { readFile, readdir } from 'node:fs/promises'
 import { cpus } from 'node:os'
+import { join } from 'node:path'
 
 /** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux ABI Node runs on. */
 const CLOCK_TICKS_PER_S = 100
@@ -18,6 +19,8 @@ export type CpuUsage = {
   machineBusy: number
   /** The same for a PostgreSQL server and its backends; absent when not measured. */
   postgresCores?: number | null
+  /** Wall seconds the meter ran: cores times this is CPU seconds. */
+  wallS: number
 }
 
 type Snapshot = { at: number, self: NodeJS.CpuUsage, gethS: number | null, postgresS: number | null, machine: { busyMs: number, totalMs: number } }
@@ -34,9 +37,16 @@ export async function startCpuMeter (gethPid: number | undefined, postmasterPid?
       gatewayCores: selfS / wallS,
       gethCores: after.gethS === null || before.gethS === null ? null : (after.gethS - before.gethS) / wallS,
       machineBusy: totalMs > 0 ? (after.machine.busyMs - before.machine.busyMs) / totalMs : 0,
-      ...(postmasterPid === undefined ? {} : { postgresCores: after.postgresS === null || before.postgresS === null ? null : (after.postgresS - before.postgresS) / wallS })
+      ...(postmasterPid === undefined ? {} : { postgresCores: after.postgresS === null || before.postgresS === null ? null : (after.postgresS - before.postgresS) / wallS }),
+      wallS
     }
   }
+}
+
+/** The postmaster of the PostgreSQL server in `databaseDir`: its lock file starts with the pid. Undefined when there is none. */
+export async function readPostmasterPid (databaseDir: string): Promise<number | undefined> {
+  const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0])
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined
 }
 
 async function snapshot (gethPid: number | undefined, postmasterPid: number | undefined): Promise<Snapshot> {

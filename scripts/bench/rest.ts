@@ -18,7 +18,8 @@ import { openBenchDatabase } from './rest/fill.ts'
 import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf } from './rest/generate.ts'
 import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
 import { runFloor } from './rest/floor.ts'
-import { deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
+import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
+import { startCpuMeter, type CpuUsage } from './cpu.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
@@ -54,16 +55,20 @@ async function endpoints (server: RestServer): Promise<Endpoint[]> {
   ]
 }
 
-type Half = { gateway: LoadResult, floor: LoadResult, loadAverage: number }
+type Half = { gateway: LoadResult, floor: LoadResult, gatewayCpu: CpuUsage, floorCpu: CpuUsage, loadAverage: number }
 
 /** Half a measurement of one endpoint: through the gateway, then its SQL through pg, back to back. */
-async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Pool, path: string, statements: Statement[], durationS: number): Promise<Half> {
+async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Pool, path: string, statements: Statement[], durationS: number, postmasterPid: number | undefined): Promise<Half> {
   const job = { url: server.url + path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
   await load.run({ ...job, durationS: WARMUP_S })
+  const stopGatewayCpu = await startCpuMeter(undefined, postmasterPid)
   const gateway = await load.run({ ...job, durationS })
+  const gatewayCpu = await stopGatewayCpu()
   await runFloor(pool, statements, CONNECTIONS, WARMUP_S)
+  const stopFloorCpu = await startCpuMeter(undefined, postmasterPid)
   const floor = await runFloor(pool, statements, CONNECTIONS, durationS)
-  return { gateway, floor, loadAverage: loadavg()[0]! }
+  const floorCpu = await stopFloorCpu()
+  return { gateway, floor, gatewayCpu, floorCpu, loadAverage: loadavg()[0]! }
 }
 
 /**
@@ -71,7 +76,7 @@ async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Po
  * first, deep, deep, first, so that load from outside that rises or falls
  * during the run weighs on both alike and their ratio stays fair.
  */
-async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Pool, list: Endpoint[], durationS: number): Promise<{ figures: EndpointFigures[], loadAverages: number[] }> {
+async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Pool, list: Endpoint[], durationS: number, postmasterPid: number | undefined): Promise<{ figures: EndpointFigures[], loadAverages: number[] }> {
   const prepared = []
   for (const endpoint of list) {
     const { statements, body } = await captureStatements(server, endpoint.path)
@@ -84,13 +89,18 @@ async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Poo
   for (const i of order) {
     const { endpoint, statements, halves } = prepared[i]!
     console.error(`measuring ${endpoint.name} (half ${halves.length + 1} of 2): through the gateway, then its ${statements.length} SQL statement(s) through pg (${WARMUP_S} + ${halfS} s each)`)
-    halves.push(await measureHalf(server, load, pool, endpoint.path, statements, halfS))
+    halves.push(await measureHalf(server, load, pool, endpoint.path, statements, halfS, postmasterPid))
   }
   return {
-    figures: prepared.map(({ endpoint, statements, halves: [a, b] }) => {
+    figures: prepared.map(({ endpoint, statements, halves }) => {
+      const [a, b] = halves
       const gateway = combine(a!.gateway, b!.gateway)
       const floor = combine(a!.floor, b!.floor)
-      return { ...endpoint, statements: statements.length, gateway, floor, ratio: gateway.reqPerS / floor.reqPerS }
+      const cpu = {
+        gateway: cpuPerRequest(halves.map((h) => ({ cpu: h.gatewayCpu, requests: h.gateway.requests }))),
+        floor: cpuPerRequest(halves.map((h) => ({ cpu: h.floorCpu, requests: h.floor.requests })))
+      }
+      return { ...endpoint, statements: statements.length, gateway, floor, ratio: gateway.reqPerS / floor.reqPerS, cpu }
     }),
     loadAverages: prepared.map(({ halves }) => Math.max(...halves.map((h) => h.loadAverage)))
   }
@@ -119,7 +129,7 @@ async function main (): Promise<number> {
   const pool = preparedStatementPool(bench.url, floorPool)
   try {
     const loadBefore = loadavg()[0]!
-    const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS)
+    const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS, bench.postmasterPid)
     const settings: RestBenchSettings = {
       durationS,
       warmupS: WARMUP_S,

@@ -1,6 +1,6 @@
 // Throwaway databases for the benchmark's runs: on DATABASE_URL's server when
 // it is set, otherwise on one embedded PostgreSQL started for the whole run.
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import pg from 'pg'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +8,7 @@ import { createLogger } from '../../../core/logger.ts'
 import { startEmbeddedPostgres } from '../../../core/db/embedded-postgres.ts'
 import { createScratchDatabase, type ScratchDatabase } from '../../../core/db/scratch.ts'
 import { BENCH_LOG_LEVEL } from './chain-config.ts'
+import { readPostmasterPid } from '../cpu.ts'
 
 export type DatabaseServer = {
   kind: 'external' | 'embedded'
@@ -31,9 +32,7 @@ export async function openDatabaseServer (): Promise<DatabaseServer> {
   await chmod(dir, 0o755)
   try {
     const server = await startEmbeddedPostgres({ databaseDir: join(dir, 'postgres'), log: createLogger({ level: BENCH_LOG_LEVEL }) })
-    // PostgreSQL's lock file starts with the postmaster's pid.
-    const pid = Number((await readFile(join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0])
-    return track('embedded', Number.isInteger(pid) && pid > 0 ? pid : undefined, server.adminUrl, async () => {
+    return track('embedded', await readPostmasterPid(join(dir, 'postgres')), server.adminUrl, async () => {
       await server.stop()
       await rm(dir, { recursive: true, force: true })
     })

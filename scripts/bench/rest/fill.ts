@@ -9,14 +9,24 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../../cor
 import { storeBlocks } from '../../../core/indexer/store.ts'
 import type { Logger } from '../../../core/logger.ts'
 import { generateBlock, type ChainShape } from './generate.ts'
+import { readPostmasterPid } from '../cpu.ts'
 
 // Bump when generate.ts changes what it writes: an old fill is then rebuilt, not reused.
 const DATABASE_NAME = 'tg_bench_rest_v1'
+const EMBEDDED_DIR = 'bench-rest-postgres'
 const STORE_BATCH_BLOCKS = 1000
 const MS_PER_S = 1000
 const PROGRESS_EVERY_BLOCKS = 10_000
 
-export type BenchDatabase = { database: Database, url: string, filled: 'reused' | 'now', fillS: number, close (): Promise<void> }
+export type BenchDatabase = {
+  database: Database
+  url: string
+  filled: 'reused' | 'now'
+  fillS: number
+  /** The embedded server's postmaster, for its CPU time; undefined on DATABASE_URL's server. */
+  postmasterPid: number | undefined
+  close (): Promise<void>
+}
 
 export async function openBenchDatabase (shape: ChainShape, cacheDir: string, log: Logger): Promise<BenchDatabase> {
   const server = await openServer(cacheDir, log)
@@ -47,6 +57,7 @@ export async function openBenchDatabase (shape: ChainShape, cacheDir: string, lo
     url: url.toString(),
     filled,
     fillS,
+    postmasterPid: server.embedded === undefined ? undefined : await readPostmasterPid(join(cacheDir, EMBEDDED_DIR)),
     async close () {
       await database.close()
       await server.embedded?.stop()
@@ -57,7 +68,7 @@ export async function openBenchDatabase (shape: ChainShape, cacheDir: string, lo
 async function openServer (cacheDir: string, log: Logger): Promise<{ adminUrl: string, embedded: EmbeddedPostgresServer | undefined }> {
   const external = process.env.DATABASE_URL
   if (external !== undefined && external !== '') return { adminUrl: external, embedded: undefined }
-  const embedded = await startEmbeddedPostgres({ databaseDir: join(cacheDir, 'bench-rest-postgres'), log })
+  const embedded = await startEmbeddedPostgres({ databaseDir: join(cacheDir, EMBEDDED_DIR), log })
   return { adminUrl: embedded.adminUrl, embedded }
 }
 

@@ -1,7 +1,10 @@
 // What bench:rest prints: a table for people, then one JSON line with every
 // figure for machines (`npm run bench:rest | tail -n 1`).
+import type { CpuUsage } from '../cpu.ts'
 import type { LoadResult } from '../load-generator.ts'
 import { printTable } from '../report.ts'
+
+const US_PER_S = 1e6
 
 export const TARGETS = { maxDeepOverFirst: 1.2, maxP99Ms: 25, minRatio: 0.5 }
 
@@ -13,6 +16,27 @@ export type EndpointFigures = {
   floor: LoadResult
   /** Gateway req/s over raw-SQL req/s. */
   ratio: number
+  /** What a request cost in CPU, through the gateway and as raw SQL. */
+  cpu: { gateway: CpuPerRequest, floor: CpuPerRequest }
+}
+
+/**
+ * CPU microseconds per request: of this process (the gateway serving, or the
+ * floor's pg client sending) and of PostgreSQL, null where its processes
+ * cannot be read (DATABASE_URL's server). Less at the mercy of a shared
+ * machine than p99: a noisy neighbour stretches latencies, not CPU per request.
+ */
+export type CpuPerRequest = { processUs: number, postgresUs: number | null }
+
+/** Runs' CPU over their requests, all runs together. */
+export function cpuPerRequest (runs: Array<{ cpu: CpuUsage, requests: number }>): CpuPerRequest {
+  const requests = runs.reduce((n, r) => n + r.requests, 0)
+  const perRequest = (seconds: number): number => requests === 0 ? Number.NaN : seconds * US_PER_S / requests
+  const postgres = runs.map((r) => r.cpu.postgresCores === undefined || r.cpu.postgresCores === null ? null : r.cpu.postgresCores * r.cpu.wallS)
+  return {
+    processUs: perRequest(runs.reduce((s, r) => s + r.cpu.gatewayCores * r.cpu.wallS, 0)),
+    postgresUs: postgres.some((s) => s === null) ? null : perRequest(postgres.reduce((a, b) => a! + b!, 0)!)
+  }
 }
 
 export type RestBenchSettings = {
@@ -45,6 +69,9 @@ export function printReport (figures: EndpointFigures[], deep: { gateway: number
   printTable(['endpoint', 'SQL', 'gateway req/s', 'p50', 'p99', 'raw SQL req/s', 'p50', 'p99', 'ratio', 'load avg'],
     figures.map((f, i) => [f.name, String(f.statements), rate(f.gateway.reqPerS), ms(f.gateway.p50Ms), ms(f.gateway.p99Ms),
       rate(f.floor.reqPerS), ms(f.floor.p50Ms), ms(f.floor.p99Ms), f.ratio.toFixed(2), loadAverages[i]!.toFixed(1)]))
+  console.log('\nCPU per request (µs): the gateway\'s process and PostgreSQL serving it; the raw-SQL floor\'s pg client and PostgreSQL\n')
+  printTable(['endpoint', 'gateway', 'PostgreSQL', 'total', 'raw SQL: pg client', 'PostgreSQL', 'total'],
+    figures.map((f) => [f.name, ...cpuCells(f.cpu.gateway), ...cpuCells(f.cpu.floor)]))
   console.log(`\ndeep page cost / first page cost: gateway ${deep.gateway.toFixed(2)}x, raw SQL ${deep.floor.toFixed(2)}x`)
   console.log(`\nTargets: deep page <= ${TARGETS.maxDeepOverFirst}x the first page, gateway p99 <= ${TARGETS.maxP99Ms} ms, gateway >= ${TARGETS.minRatio}x raw SQL\n`)
   printTable(['endpoint', 'p99', 'ratio'], figures.map((f) => [f.name,
@@ -63,5 +90,7 @@ export function printJson (figures: EndpointFigures[], deep: { gateway: number, 
 }
 
 const rate = (perS: number): string => perS.toFixed(0)
+const us = (value: number | null): string => value === null ? 'n/a' : value.toFixed(0)
+const cpuCells = (c: CpuPerRequest): string[] => [us(c.processUs), us(c.postgresUs), us(c.postgresUs === null ? null : c.processUs + c.postgresUs)]
 const ms = (value: number): string => `${value.toFixed(2)} ms`
 const mark = (pass: boolean): string => pass ? 'PASS' : 'FAIL'
