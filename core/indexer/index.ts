@@ -238,7 +238,8 @@ export function createIndexer (o: IndexerOptions): Indexer {
       await new Promise((resolve) => setImmediate(resolve))
       for (const bundle of bundles.slice(i, i + DECODE_SLICE_BLOCKS)) batch.push(decodeBlockBundle(bundle))
     }
-    await Promise.all([fetchBlockStates(o.rpc, batch, signal), fetchTokens(o.rpc, batch, tokenCache, signal)])
+    const [state] = await Promise.all([fetchBlockStates(o.rpc, batch, signal), fetchTokens(o.rpc, batch, tokenCache, signal)])
+    if (state.balancesReadPerBlock) o.log.debug({ from, to }, 'coin balances read block by block: the blocks\' sums did not come to the node\'s')
     return batch
   }
 

@@ -1,15 +1,25 @@
-// Fetch stage, second half: what a block changed in state, read at that very
-// block (by hash, so a reorg between the two fetches fails instead of mixing
-// branches): the coin balance of every address it touched and the code of
-// every contract it created. The genesis block's accounts come from its dump.
-// A block's balances come from one eth_call (balance-scanner.ts), not one
-// eth_getBalance per address: Geth opens that block's state once, not per
-// address, which costs the node about half as much. Only the addresses whose
-// balance the block may have changed are read; the rest carry theirs forward.
+// Fetch stage, second half: what a block changed in state, read by block hash
+// (so a reorg between the two fetches fails instead of mixing branches): the
+// coin balance of every address it touched and the code of every contract it
+// created. The genesis block's accounts come from its dump.
+// Balances are read with one eth_call per block state (balance-scanner.ts),
+// not one eth_getBalance per address: Geth opens that state once, not per
+// address. A batch reads two: before its first block and at its last; the
+// blocks in between get theirs from what each block's fees, tips and value
+// transfers did (balance-deltas.ts), kept only when those sums arrive at what
+// the node says at the end, else read block by block. Only the addresses
+// whose balance a block may have changed get a balance; the rest carry theirs
+// forward.
 import type { RpcClient } from '../rpc/client.ts'
 import { RetryableError } from '../errors.ts'
 import { decodeBalances, scanBalancesCall } from './balance-scanner.ts'
+import { balanceDeltas } from './balance-deltas.ts'
 import type { BlockRows, ContractCodeRow, Hex } from './types.ts'
+
+type Call = { method: string, params: unknown[] }
+/** A batch sums its blocks' balances only when it has more blocks to read than the two reads that check the sums. */
+const SUMMED_MIN_BLOCKS = 2
+type Plan = { rows: BlockRows, addresses: Hex[], unchanged: Hex[], contracts: Array<Omit<ContractCodeRow, 'code'>> }
 
 type GenesisDump = { accounts: Record<string, { balance: string, code?: string, address?: string }> }
 
@@ -64,40 +74,89 @@ export function createdContracts (rows: BlockRows): Array<Omit<ContractCodeRow, 
   return [...created.values()]
 }
 
-/** Fills `state` of each block in place with one JSON-RPC batch. */
-export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<void> {
-  const plans = batch.map((rows) => {
+/**
+ * Fills `state` of each block in place: one JSON-RPC batch, and a second one
+ * only when the batch's balances had to be read block by block. Says which
+ * way they were read.
+ */
+export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<{ balancesReadPerBlock: boolean }> {
+  const plans: Plan[] = batch.map((rows) => {
     const { changed, unchanged } = rows.block.number === 0 ? { changed: [], unchanged: [] } : touchedAddresses(rows)
     return { rows, addresses: changed, unchanged, contracts: createdContracts(rows) }
   })
-  const calls = plans.flatMap(({ rows, addresses, contracts }): Array<{ method: string, params: unknown[] }> => {
-    const at = { blockHash: rows.block.hash, requireCanonical: false }
-    if (rows.block.number === 0) return [{ method: 'debug_dumpBlock', params: ['0x0'] }]
-    return [
-      scanBalancesCall(addresses, at),
-      ...contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at] }))
-    ]
-  })
-  const results = await rpc.batch<unknown>(calls, signal).catch((err: Error) => {
-    throw new RetryableError(`reading state failed (the block may have been replaced): ${err.message}`, { cause: err })
-  })
+  const blocks = plans.filter((p) => p.rows.block.number !== 0)
+  const deltas = blocks.map((p) => balanceDeltas(p.rows))
+  const everyone = [...new Set(blocks.flatMap((p) => p.addresses))]
+  // Two reads are no saving for one or two blocks (following the head), and
+  // without a signer the tips cannot be placed: then each block is read.
+  const summed = blocks.filter((p) => p.addresses.length > 0).length > SUMMED_MIN_BLOCKS && deltas.every((d) => d !== undefined)
+  const calls = plans.flatMap(({ rows, contracts }): Call[] => rows.block.number === 0
+    ? [{ method: 'debug_dumpBlock', params: ['0x0'] }]
+    : contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at(rows.block.hash)] })))
+  const ends = summed ? [scanBalancesCall(everyone, at(blocks[0]!.rows.block.parent_hash)), scanBalancesCall(everyone, at(blocks[blocks.length - 1]!.rows.block.hash))] : []
+  const perBlock = summed ? [] : blocks.filter((p) => p.addresses.length > 0).map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash)))
+  const results = await readState(rpc, [...calls, ...ends, ...perBlock], signal)
   let i = 0
-  for (const { rows, addresses, unchanged, contracts } of plans) {
-    const number = rows.block.number
-    if (number === 0) {
-      const dump = results[i++] as GenesisDump
-      rows.state.coinBalances = Object.entries(dump.accounts).map(([key, account]) => ({
-        address: normaliseAddress(account.address ?? key),
-        block_number: 0,
-        value: BigInt(account.balance).toString()
-      }))
+  for (const { rows, unchanged, contracts } of plans) {
+    if (rows.block.number === 0) {
+      rows.state.coinBalances = genesisBalances(results[i++] as GenesisDump)
       continue
     }
-    const balances = decodeBalances(results[i++], addresses.length)
-    rows.state.coinBalances = addresses.map((address, k) => ({ address, block_number: number, value: balances[k]! }))
     rows.state.unchangedBalances = unchanged
     rows.state.contracts = contracts.map((c) => ({ ...c, code: results[i++] as Hex }))
   }
+  if (summed) {
+    const [before, after] = [decodeBalances(results[i++], everyone.length), decodeBalances(results[i++], everyone.length)]
+    if (sumBalances(blocks, deltas as Array<Map<Hex, bigint>>, everyone, before, after)) return { balancesReadPerBlock: false }
+    // The sums missed something (value burnt, a frame the trace did not show): ask the node block by block.
+    const answers = await readState(rpc, blocks.filter((p) => p.addresses.length > 0).map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash))), signal)
+    fillPerBlock(blocks, answers, 0)
+    return { balancesReadPerBlock: true }
+  }
+  fillPerBlock(blocks, results, i)
+  return { balancesReadPerBlock: perBlock.length > 0 }
+}
+
+const at = (blockHash: Hex): { blockHash: Hex, requireCanonical: boolean } => ({ blockHash, requireCanonical: false })
+
+async function readState (rpc: RpcClient, calls: Call[], signal?: AbortSignal): Promise<unknown[]> {
+  if (calls.length === 0) return []
+  return await rpc.batch<unknown>(calls, signal).catch((err: Error) => {
+    throw new RetryableError(`reading state failed (the block may have been replaced): ${err.message}`, { cause: err })
+  })
+}
+
+/**
+ * Each block's balances from the ones before the batch plus the blocks'
+ * changes, into the rows, only when they come to what the node read after the
+ * batch for every address; false (rows untouched) when any does not.
+ */
+function sumBalances (blocks: Plan[], deltas: Array<Map<Hex, bigint>>, everyone: Hex[], before: string[], after: string[]): boolean {
+  const balance = new Map(everyone.map((a, k) => [a, BigInt(before[k]!)]))
+  const perBlock = blocks.map((p, b) => {
+    for (const [address, change] of deltas[b]!) balance.set(address, (balance.get(address) ?? 0n) + change)
+    return p.addresses.map((address) => ({ address, block_number: p.rows.block.number, value: balance.get(address)!.toString() }))
+  })
+  if (!everyone.every((a, k) => balance.get(a)!.toString() === after[k])) return false
+  blocks.forEach((p, b) => { p.rows.state.coinBalances = perBlock[b]! })
+  return true
+}
+
+/** The per-block scans' answers, from `first` on, into the blocks that read any. */
+function fillPerBlock (blocks: Plan[], results: unknown[], first: number): void {
+  let i = first
+  for (const { rows, addresses } of blocks) {
+    const balances = addresses.length === 0 ? [] : decodeBalances(results[i++], addresses.length)
+    rows.state.coinBalances = addresses.map((address, k) => ({ address, block_number: rows.block.number, value: balances[k]! }))
+  }
+}
+
+function genesisBalances (dump: GenesisDump): BlockRows['state']['coinBalances'] {
+  return Object.entries(dump.accounts).map(([key, account]) => ({
+    address: normaliseAddress(account.address ?? key),
+    block_number: 0,
+    value: BigInt(account.balance).toString()
+  }))
 }
 
 function normaliseAddress (key: string): Hex {
