@@ -239,7 +239,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
       for (const bundle of bundles.slice(i, i + DECODE_SLICE_BLOCKS)) batch.push(decodeBlockBundle(bundle))
     }
     const [state] = await Promise.all([fetchBlockStates(o.rpc, batch, signal), fetchTokens(o.rpc, batch, tokenCache, signal)])
-    if (state.balancesReadPerBlock) o.log.debug({ from, to }, 'coin balances read block by block: the blocks\' sums did not come to the node\'s')
+    if (state.balances === 'sums refused') o.log.debug({ from, to }, 'coin balances read block by block: the blocks\' sums did not come to the node\'s')
     return batch
   }
 

@@ -75,27 +75,33 @@ export function createdContracts (rows: BlockRows): Array<Omit<ContractCodeRow, 
 }
 
 /**
- * Fills `state` of each block in place: one JSON-RPC batch, and a second one
- * only when the batch's balances had to be read block by block. Says which
- * way they were read.
+ * How a batch's balances were read: summed from two reads, read block by
+ * block (too few blocks for sums to save reads, or no signer to pay tips
+ * to), or read block by block after the sums did not come to the node's.
  */
-export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<{ balancesReadPerBlock: boolean }> {
+export type BalanceReading = 'summed' | 'per block' | 'sums refused'
+
+/**
+ * Fills `state` of each block in place: one JSON-RPC batch, and a second one
+ * only when the sums were refused. Says how the balances were read.
+ */
+export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], signal?: AbortSignal): Promise<{ balances: BalanceReading }> {
   const plans: Plan[] = batch.map((rows) => {
     const { changed, unchanged } = rows.block.number === 0 ? { changed: [], unchanged: [] } : touchedAddresses(rows)
     return { rows, addresses: changed, unchanged, contracts: createdContracts(rows) }
   })
   const blocks = plans.filter((p) => p.rows.block.number !== 0)
-  const deltas = blocks.map((p) => balanceDeltas(p.rows))
-  const everyone = [...new Set(blocks.flatMap((p) => p.addresses))]
-  // Two reads are no saving for one or two blocks (following the head), and
-  // without a signer the tips cannot be placed: then each block is read.
-  const summed = blocks.filter((p) => p.addresses.length > 0).length > SUMMED_MIN_BLOCKS && deltas.every((d) => d !== undefined)
+  const reading = blocks.filter((p) => p.addresses.length > 0)
+  // Two reads are no saving for one or two blocks (following the head).
+  const deltas = reading.length > SUMMED_MIN_BLOCKS ? blockDeltas(blocks) : undefined
+  const everyone = deltas === undefined ? [] : [...new Set(reading.flatMap((p) => p.addresses))]
   const calls = plans.flatMap(({ rows, contracts }): Call[] => rows.block.number === 0
     ? [{ method: 'debug_dumpBlock', params: ['0x0'] }]
     : contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at(rows.block.hash)] })))
-  const ends = summed ? [scanBalancesCall(everyone, at(blocks[0]!.rows.block.parent_hash)), scanBalancesCall(everyone, at(blocks[blocks.length - 1]!.rows.block.hash))] : []
-  const perBlock = summed ? [] : blocks.filter((p) => p.addresses.length > 0).map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash)))
-  const results = await readState(rpc, [...calls, ...ends, ...perBlock], signal)
+  const balanceCalls = deltas === undefined
+    ? perBlockScans(reading)
+    : [scanBalancesCall(everyone, at(blocks[0]!.rows.block.parent_hash)), scanBalancesCall(everyone, at(blocks[blocks.length - 1]!.rows.block.hash))]
+  const results = await readState(rpc, [...calls, ...balanceCalls], signal)
   let i = 0
   for (const { rows, unchanged, contracts } of plans) {
     if (rows.block.number === 0) {
@@ -105,17 +111,29 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
     rows.state.unchangedBalances = unchanged
     rows.state.contracts = contracts.map((c) => ({ ...c, code: results[i++] as Hex }))
   }
-  if (summed) {
-    const [before, after] = [decodeBalances(results[i++], everyone.length), decodeBalances(results[i++], everyone.length)]
-    if (sumBalances(blocks, deltas as Array<Map<Hex, bigint>>, everyone, before, after)) return { balancesReadPerBlock: false }
-    // The sums missed something (value burnt, a frame the trace did not show): ask the node block by block.
-    const answers = await readState(rpc, blocks.filter((p) => p.addresses.length > 0).map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash))), signal)
-    fillPerBlock(blocks, answers, 0)
-    return { balancesReadPerBlock: true }
+  if (deltas === undefined) {
+    fillPerBlock(reading, results.slice(i))
+    return { balances: 'per block' }
   }
-  fillPerBlock(blocks, results, i)
-  return { balancesReadPerBlock: perBlock.length > 0 }
+  const [before, after] = results.slice(i).map((r) => decodeBalances(r, everyone.length)) as [string[], string[]]
+  if (sumBalances(blocks, deltas, everyone, before, after)) return { balances: 'summed' }
+  // The sums missed something (value burnt, a frame the trace did not show): ask the node block by block.
+  fillPerBlock(reading, await readState(rpc, perBlockScans(reading), signal))
+  return { balances: 'sums refused' }
 }
+
+/** Each block's balance changes; undefined when any block's cannot be worked out (no signer: the tips have nowhere to go). */
+function blockDeltas (blocks: Plan[]): Array<Map<Hex, bigint>> | undefined {
+  const deltas: Array<Map<Hex, bigint>> = []
+  for (const p of blocks) {
+    const d = balanceDeltas(p.rows)
+    if (d === undefined) return undefined
+    deltas.push(d)
+  }
+  return deltas
+}
+
+const perBlockScans = (reading: Plan[]): Call[] => reading.map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash)))
 
 const at = (blockHash: Hex): { blockHash: Hex, requireCanonical: boolean } => ({ blockHash, requireCanonical: false })
 
@@ -142,13 +160,12 @@ function sumBalances (blocks: Plan[], deltas: Array<Map<Hex, bigint>>, everyone:
   return true
 }
 
-/** The per-block scans' answers, from `first` on, into the blocks that read any. */
-function fillPerBlock (blocks: Plan[], results: unknown[], first: number): void {
-  let i = first
-  for (const { rows, addresses } of blocks) {
-    const balances = addresses.length === 0 ? [] : decodeBalances(results[i++], addresses.length)
-    rows.state.coinBalances = addresses.map((address, k) => ({ address, block_number: rows.block.number, value: balances[k]! }))
-  }
+/** The per-block scans' answers (perBlockScans), into the blocks that were read. */
+function fillPerBlock (reading: Plan[], results: unknown[]): void {
+  reading.forEach(({ rows, addresses }, k) => {
+    const balances = decodeBalances(results[k], addresses.length)
+    rows.state.coinBalances = addresses.map((address, a) => ({ address, block_number: rows.block.number, value: balances[a]! }))
+  })
 }
 
 function genesisBalances (dump: GenesisDump): BlockRows['state']['coinBalances'] {

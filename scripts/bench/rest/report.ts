@@ -32,10 +32,10 @@ export type CpuPerRequest = { processUs: number, postgresUs: number | null }
 export function cpuPerRequest (runs: Array<{ cpu: CpuUsage, requests: number }>): CpuPerRequest {
   const requests = runs.reduce((n, r) => n + r.requests, 0)
   const perRequest = (seconds: number): number => requests === 0 ? Number.NaN : seconds * US_PER_S / requests
-  const postgres = runs.map((r) => r.cpu.postgresCores === undefined || r.cpu.postgresCores === null ? null : r.cpu.postgresCores * r.cpu.wallS)
+  const postgresKnown = runs.every((r) => typeof r.cpu.postgresCores === 'number')
   return {
     processUs: perRequest(runs.reduce((s, r) => s + r.cpu.gatewayCores * r.cpu.wallS, 0)),
-    postgresUs: postgres.some((s) => s === null) ? null : perRequest(postgres.reduce((a, b) => a! + b!, 0)!)
+    postgresUs: postgresKnown ? perRequest(runs.reduce((s, r) => s + r.cpu.postgresCores! * r.cpu.wallS, 0)) : null
   }
 }
 
