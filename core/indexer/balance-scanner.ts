@@ -22,16 +22,50 @@ const SCANNER_CODE = '0x60005b3681101560155780353181526020016002565b366000f3'
 const SCANNER_ADDRESS = '0x00000000000000000000000000000000000ba1a4'
 const WORD_HEX = 64
 
-type BlockRef = { blockHash: Hex, requireCanonical: boolean }
+/**
+ * Addresses one call reads. Each costs the call about 3,000 gas (a cold
+ * BALANCE and its calldata), and Geth caps an eth_call at 50,000,000 by
+ * default (--rpc.gascap): a batch of busy blocks can show more addresses than
+ * one call holds, and a call out of gas would fail the batch on every retry.
+ */
+export const SCAN_MAX_ADDRESSES = 4096
 
-/** The eth_call reading every address's balance at `at`. */
-export function scanBalancesCall (addresses: Hex[], at: BlockRef): { method: string, params: unknown[] } {
+type BlockRef = { blockHash: Hex, requireCanonical: boolean }
+type Call = { method: string, params: unknown[] }
+
+/** A read of many balances at one block: its calls, and how to turn their answers (in order) into balances. */
+export type BalanceScan = { calls: Call[], read: (answers: unknown[]) => string[] }
+
+/** The eth_calls reading every address's balance at `at`, `perCall` a call. */
+export function balanceScan (addresses: Hex[], at: BlockRef, perCall = SCAN_MAX_ADDRESSES): BalanceScan {
+  const chunks: Hex[][] = []
+  for (let i = 0; i < addresses.length; i += perCall) chunks.push(addresses.slice(i, i + perCall))
+  return {
+    calls: chunks.map((chunk) => scanCall(chunk, at)),
+    read: (answers) => chunks.flatMap((chunk, i) => decodeBalances(answers[i], chunk.length))
+  }
+}
+
+/**
+ * The answers of `scans`' calls, sent in order as one list, as each scan's
+ * balances; the answers after them are left for the caller.
+ */
+export function readScans (scans: BalanceScan[], answers: unknown[]): string[][] {
+  let next = 0
+  return scans.map((scan) => {
+    const own = answers.slice(next, next + scan.calls.length)
+    next += scan.calls.length
+    return scan.read(own)
+  })
+}
+
+function scanCall (addresses: Hex[], at: BlockRef): Call {
   const data = `0x${addresses.map((a) => a.slice(2).padStart(WORD_HEX, '0')).join('')}`
   return { method: 'eth_call', params: [{ to: SCANNER_ADDRESS, data }, at, { [SCANNER_ADDRESS]: { code: SCANNER_CODE } }] }
 }
 
-/** The call's answer as decimal strings, one per address asked, in order. */
-export function decodeBalances (result: unknown, count: number): string[] {
+/** One call's answer as decimal strings, one per address asked, in order. */
+function decodeBalances (result: unknown, count: number): string[] {
   if (typeof result !== 'string' || result.length !== 2 + count * WORD_HEX) {
     throw new Error(`the balance scan answered ${String(result).slice(0, 80)} for ${count} addresses`)
   }

@@ -9,10 +9,11 @@
 // transfers did (balance-deltas.ts), kept only when those sums arrive at what
 // the node says at the end, else read block by block. Only the addresses
 // whose balance a block may have changed get a balance; the rest carry theirs
-// forward.
+// forward. Many addresses are read in several calls (SCAN_MAX_ADDRESSES
+// each), as a call's gas is capped.
 import type { RpcClient } from '../rpc/client.ts'
 import { RetryableError } from '../errors.ts'
-import { decodeBalances, scanBalancesCall } from './balance-scanner.ts'
+import { balanceScan, readScans, type BalanceScan } from './balance-scanner.ts'
 import { balanceDeltas } from './balance-deltas.ts'
 import type { BlockRows, ContractCodeRow, Hex } from './types.ts'
 
@@ -33,7 +34,8 @@ type GenesisDump = { accounts: Record<string, { balance: string, code?: string, 
  * (block 0's dump): `changed` holds everyone those could reach and is read at
  * the block. `unchanged` (the parties of token transfers, the targets of calls
  * without value) keep the balance of their last row: the store carries it
- * forward, saving the node a state read per address.
+ * forward, saving the node a state read per address (for the bench chain's
+ * batches, reading them too at both ends took Geth 2.6 times as long).
  */
 export function touchedAddresses (rows: BlockRows): { changed: Hex[], unchanged: Hex[] } {
   // No transaction, no tip: an empty block changes no one's balance.
@@ -98,10 +100,10 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
   const calls = plans.flatMap(({ rows, contracts }): Call[] => rows.block.number === 0
     ? [{ method: 'debug_dumpBlock', params: ['0x0'] }]
     : contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at(rows.block.hash)] })))
-  const balanceCalls = deltas === undefined
+  const scans = deltas === undefined
     ? perBlockScans(reading)
-    : [scanBalancesCall(everyone, at(blocks[0]!.rows.block.parent_hash)), scanBalancesCall(everyone, at(blocks[blocks.length - 1]!.rows.block.hash))]
-  const results = await readState(rpc, [...calls, ...balanceCalls], signal)
+    : [balanceScan(everyone, at(blocks[0]!.rows.block.parent_hash)), balanceScan(everyone, at(blocks[blocks.length - 1]!.rows.block.hash))]
+  const results = await readState(rpc, [...calls, ...scans.flatMap((s) => s.calls)], signal)
   let i = 0
   for (const { rows, unchanged, contracts } of plans) {
     if (rows.block.number === 0) {
@@ -112,13 +114,14 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
     rows.state.contracts = contracts.map((c) => ({ ...c, code: results[i++] as Hex }))
   }
   if (deltas === undefined) {
-    fillPerBlock(reading, results.slice(i))
+    fillPerBlock(reading, scans, results.slice(i))
     return { balances: 'per block' }
   }
-  const [before, after] = results.slice(i).map((r) => decodeBalances(r, everyone.length)) as [string[], string[]]
+  const [before, after] = readScans(scans, results.slice(i)) as [string[], string[]]
   if (sumBalances(blocks, deltas, everyone, before, after)) return { balances: 'summed' }
   // The sums missed something (value burnt, a frame the trace did not show): ask the node block by block.
-  fillPerBlock(reading, await readState(rpc, perBlockScans(reading), signal))
+  const perBlock = perBlockScans(reading)
+  fillPerBlock(reading, perBlock, await readState(rpc, perBlock.flatMap((s) => s.calls), signal))
   return { balances: 'sums refused' }
 }
 
@@ -133,7 +136,7 @@ function blockDeltas (blocks: Plan[]): Array<Map<Hex, bigint>> | undefined {
   return deltas
 }
 
-const perBlockScans = (reading: Plan[]): Call[] => reading.map((p) => scanBalancesCall(p.addresses, at(p.rows.block.hash)))
+const perBlockScans = (reading: Plan[]): BalanceScan[] => reading.map((p) => balanceScan(p.addresses, at(p.rows.block.hash)))
 
 const at = (blockHash: Hex): { blockHash: Hex, requireCanonical: boolean } => ({ blockHash, requireCanonical: false })
 
@@ -161,10 +164,10 @@ function sumBalances (blocks: Plan[], deltas: Array<Map<Hex, bigint>>, everyone:
 }
 
 /** The per-block scans' answers (perBlockScans), into the blocks that were read. */
-function fillPerBlock (reading: Plan[], results: unknown[]): void {
+function fillPerBlock (reading: Plan[], scans: BalanceScan[], answers: unknown[]): void {
+  const balances = readScans(scans, answers)
   reading.forEach(({ rows, addresses }, k) => {
-    const balances = decodeBalances(results[k], addresses.length)
-    rows.state.coinBalances = addresses.map((address, a) => ({ address, block_number: rows.block.number, value: balances[a]! }))
+    rows.state.coinBalances = addresses.map((address, a) => ({ address, block_number: rows.block.number, value: balances[k]![a]! }))
   })
 }
 

@@ -16,7 +16,7 @@ import { fetchBlockStates, touchedAddresses } from '../../../core/indexer/state.
 import { fetchTokens } from '../../../core/indexer/tokens.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../../core/indexer/store.ts'
 import { applyDeferredSums, readBulkLoad, shouldBulkLoad, startBulkLoad } from '../../../core/indexer/bulk-load.ts'
-import { decodeBalances, scanBalancesCall } from '../../../core/indexer/balance-scanner.ts'
+import { balanceScan, SCAN_MAX_ADDRESSES } from '../../../core/indexer/balance-scanner.ts'
 import type { Hex } from '../../../core/indexer/types.ts'
 import { createGethNode } from '../../../geth/node.ts'
 import { createTestDatabase } from '../../support/database.ts'
@@ -95,11 +95,30 @@ t.test('the balance scan answers what eth_getBalance answers, block by block', a
     const { changed, unchanged } = touchedAddresses(rows)
     const addresses: Hex[] = [...changed, ...unchanged, Wallet.createRandom().address.toLowerCase() as Hex, await token.getAddress() as Hex]
     const at = { blockHash: rows.block.hash, requireCanonical: false }
-    const scanned = decodeBalances(await node.rpc.call<string>(scanBalancesCall(addresses, at).method, scanBalancesCall(addresses, at).params), addresses.length)
+    const scan = balanceScan(addresses, at)
+    const scanned = scan.read(await node.rpc.batch(scan.calls))
     const one = await node.rpc.batch<Hex>(addresses.map((a) => ({ method: 'eth_getBalance', params: [a, at] })))
     t.same(scanned, one.map((b) => BigInt(b).toString()), `block ${rows.block.number}`)
   }
-  t.throws(() => decodeBalances('0x' + '00'.repeat(32), 2), /balance scan answered/, 'an answer of the wrong length is refused')
+  const latest = { blockHash: (await node.rpc.call<{ hash: Hex }>('eth_getBlockByNumber', ['latest', false])).hash, requireCanonical: false }
+  const two = balanceScan([wallets[0]!.address.toLowerCase() as Hex, wallets[1]!.address.toLowerCase() as Hex], latest)
+  t.throws(() => two.read(['0x' + '00'.repeat(32)]), /balance scan answered/, 'an answer of the wrong length is refused')
+})
+
+t.test('more addresses than one call\'s gas can read are read in several calls', async (t) => {
+  const at = { blockHash: (await node.rpc.call<{ hash: Hex }>('eth_getBlockByNumber', ['latest', false])).hash, requireCanonical: false }
+  const funded = wallets.map((w) => w.address.toLowerCase() as Hex)
+  // 20,000 at about 3,000 gas each: more than Geth's eth_call cap of 50,000,000.
+  const empty = Array.from({ length: 20_000 }, (_, i) => `0x${(0xe0000 + i).toString(16).padStart(40, '0')}` as Hex)
+  await t.rejects(node.rpc.batch(balanceScan(empty, at, empty.length).calls), 'one call for all of them fails')
+  const scan = balanceScan([...funded, ...empty], at)
+  t.equal(scan.calls.length, Math.ceil((funded.length + empty.length) / SCAN_MAX_ADDRESSES), `split into calls of ${SCAN_MAX_ADDRESSES}`)
+  const scanned = scan.read(await node.rpc.batch(scan.calls))
+  const one = await node.rpc.batch<Hex>(funded.map((a) => ({ method: 'eth_getBalance', params: [a, at] })))
+  t.same(scanned.slice(0, funded.length), one.map((b) => BigInt(b).toString()), 'the funded wallets\' balances')
+  t.ok(scanned.slice(0, funded.length).every((b) => b !== '0'), 'which are not zero')
+  t.equal(scanned.length, funded.length + empty.length, 'a balance for every address')
+  t.ok(scanned.slice(funded.length).every((b) => b === '0'), 'nothing for the empty ones')
 })
 
 t.test('shouldBulkLoad(): only a long backlog, longer than what is stored', async (t) => {
