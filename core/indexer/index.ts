@@ -15,6 +15,7 @@ import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
 import { tryAcquireIndexerLock } from './lock.ts'
+import { createLatestBalances } from './latest-balances.ts'
 import { listenForCommits, readBackFrom, readCommittedBlocks, type CommitListener } from './commit-feed.ts'
 import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
 import { isRetryable } from './failures.ts'
@@ -76,6 +77,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
   const state: IndexerStatus = { role: 'starting', indexedHead: null, nodeHead: null }
   let running: Promise<void> | undefined
   const tokenCache: TokenMetadataCache = new Map()
+  const latestBalances = createLatestBalances()
   let newHeads: NewHeads
   let commits: CommitListener | undefined
   /** The last block a commit notice announced, while this instance reads. */
@@ -173,6 +175,8 @@ export function createIndexer (o: IndexerOptions): Indexer {
   async function indexFrom (last: number, lastHash: Hex | undefined, signal: AbortSignal, onStored: (rows: BlockRows[]) => void): Promise<void> {
     let nextToFetch = last + 1
     let parentHash = lastHash
+    // From a stored head read anew: another writer or a reorg may have changed what lies below it.
+    latestBalances.clear()
     let head = state.nodeHead = await fetchHeadNumber(o.rpc, signal)
     // A load left unfinished by a crash goes on whatever the backlog now.
     let bulk = await isBulkLoadOpen(o.db)
@@ -206,7 +210,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
       for (let merged = 1; merged < batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
       fill()
       if (!isLinked(batch, parentHash)) throw new ReorgDetected()
-      await storeBlocks(o.db, batch)
+      await storeBlocks(o.db, batch, latestBalances)
       const top = batch[batch.length - 1]!.block
       parentHash = top.hash
       state.indexedHead = top.number

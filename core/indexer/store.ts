@@ -8,6 +8,7 @@ import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
 import { announceCommit } from './commit-feed.ts'
+import type { LatestBalances } from './latest-balances.ts'
 
 /**
  * How a column of an upsert travels (plain inserts go by COPY, copy-rows.ts):
@@ -55,22 +56,28 @@ async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: C
   }
 }
 
-export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> {
+/**
+ * `latest`, when given, answers for addresses it knows instead of
+ * coin_balances, and learns the batch's balances once it is committed.
+ */
+export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: LatestBalances): Promise<void> {
   if (batch.length === 0) return
   const from = batch[0]!.block.number
   const to = batch[batch.length - 1]!.block.number
+  let coinBalances: CoinBalanceRow[] = []
   await db.transaction(async (trx) => {
     // Safe to lose on a crash: the index resumes from the stored head, and a
     // lost commit only means a batch fetched again. Saves a WAL flush per batch.
     await trx.raw('set local synchronous_commit = off')
     // Normally nothing is there; after a crash or a reindex the heights are written again.
-    await removeFrom(trx, from)
+    if (await removeFrom(trx, from) > 0) latest?.clear()
     await copyRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
     await copyRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
     await copyRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
     await copyRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
     await copyRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
-    await copyRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, await coinBalanceRows(trx, batch))
+    coinBalances = await coinBalanceRows(trx, batch, latest)
+    await copyRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, coinBalances)
     await insertRows(trx, 'tokens', TOKEN_COLUMNS, latestTokens(batch), `
       on conflict (address) do update set total_supply = excluded.total_supply, updated_block = excluded.updated_block,
         name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
@@ -81,6 +88,7 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
     else await recordContracts(trx, contracts)
     await announceCommit(trx, from, to)
   })
+  latest?.record(coinBalances)
 }
 
 /**
@@ -89,10 +97,10 @@ export async function storeBlocks (db: Knex, batch: BlockRows[]): Promise<void> 
  * the address's row before, in this batch or stored. No row before: the
  * address never held coins, as every way to get them gives it a read row.
  */
-async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[]): Promise<CoinBalanceRow[]> {
+async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[], latest: LatestBalances | undefined): Promise<CoinBalanceRow[]> {
   const rows: CoinBalanceRow[] = []
   const last = new Map<Hex, string>()
-  const stored = await readLatestBalances(trx, batch)
+  const stored = await readLatestBalances(trx, batch, latest)
   for (const { block, state } of batch) {
     for (const row of state.coinBalances) {
       rows.push(row)
@@ -107,20 +115,27 @@ async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[]): Prom
   return rows
 }
 
-/** The stored balance of each address the batch carries forward without reading it first. */
-async function readLatestBalances (trx: Knex.Transaction, batch: BlockRows[]): Promise<Map<Hex, string>> {
+/** The stored balance of each address the batch carries forward without reading it first: known to `latest`, or looked up. */
+async function readLatestBalances (trx: Knex.Transaction, batch: BlockRows[], latest: LatestBalances | undefined): Promise<Map<Hex, string>> {
   const read = new Set<Hex>()
+  const known = new Map<Hex, string>()
   const wanted = new Set<Hex>()
   for (const { state } of batch) {
     for (const row of state.coinBalances) read.add(row.address)
-    for (const address of state.unchangedBalances ?? []) if (!read.has(address)) wanted.add(address)
+    for (const address of state.unchangedBalances ?? []) {
+      if (read.has(address) || known.has(address)) continue
+      const value = latest?.get(address)
+      if (value === undefined) wanted.add(address)
+      else known.set(address, value)
+    }
   }
-  if (wanted.size === 0) return new Map()
+  if (wanted.size === 0) return known
   // One index probe per address (the primary key, address first): the batch's own blocks are not stored yet.
   const { rows } = await trx.raw(`
     select a.address, (select p.value from coin_balances p where p.address = a.address order by p.block_number desc limit 1) as value
     from unnest(?::bytea[]) as a(address)`, [`{${[...wanted].map(TRANSPORT.bytea.element).join(',')}}`])
-  return new Map(rows.filter((r: { value: string | null }) => r.value !== null).map((r: { address: Buffer, value: string }) => [toHex(r.address), r.value]))
+  for (const r of rows as Array<{ address: Buffer, value: string | null }>) if (r.value !== null) known.set(toHex(r.address), r.value)
+  return known
 }
 
 /**

@@ -8,7 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Wallet, getCreateAddress, type TransactionRequest } from 'ethers'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import { CHAIN_ID } from '../../core/config.ts'
-import { TEST_ACCOUNT_BALANCE_WEI } from './chain.ts'
+import pino from 'pino'
+import { loadConfig } from '../../core/config.ts'
+import { createGethNode, type GethNode } from '../../geth/node.ts'
+import { createTestChainFiles, TEST_ACCOUNT_BALANCE_WEI } from './chain.ts'
 
 type Tap = { teardown (fn: () => unknown): void }
 
@@ -104,4 +107,15 @@ export async function writeFundedAlloc (t: Tap, count: number): Promise<{ wallet
   const allocFile = join(dir, 'alloc.json')
   await writeFile(allocFile, JSON.stringify(Object.fromEntries(wallets.map((w) => [w.address, { balance: '0x' + TEST_ACCOUNT_BALANCE_WEI.toString(16) }]))))
   return { wallets, allocFile }
+}
+
+/** A started Geth on a fresh period-0 chain whose genesis funds `count` wallets; stopped at teardown. */
+export async function startFundedNode (t: Tap, count: number): Promise<{ node: GethNode, wallets: Wallet[], dataDir: string, log: pino.Logger }> {
+  const chain = await createTestChainFiles(t)
+  const { wallets, allocFile } = await writeFundedAlloc(t, count)
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' })
+  const node = await createGethNode({ config: loadConfig({ ...process.env, ...chain.env, GENESIS_ALLOC: allocFile }), log })
+  await node.start()
+  t.teardown(async () => await node.stop())
+  return { node, wallets, dataDir: chain.dataDir, log }
 }

@@ -7,7 +7,6 @@ import { Writable } from 'node:stream'
 import pino from 'pino'
 import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers'
 import type { Knex } from 'knex'
-import { loadConfig } from '../../../core/config.ts'
 import { openDatabase, type Database } from '../../../core/db/index.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
 import { fetchBlockBundles } from '../../../core/indexer/fetch.ts'
@@ -18,20 +17,14 @@ import { deleteBlocksAbove, storeBlocks } from '../../../core/indexer/store.ts'
 import { applyDeferredSums, readBulkLoad, shouldBulkLoad, startBulkLoad } from '../../../core/indexer/bulk-load.ts'
 import { balanceScan, SCAN_MAX_ADDRESSES } from '../../../core/indexer/balance-scanner.ts'
 import type { Hex } from '../../../core/indexer/types.ts'
-import { createGethNode } from '../../../geth/node.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
-import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
+import { waitForReceipt } from '../../support/chain.ts'
+import { sealBlocks, startFundedNode } from '../../support/blocks.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 
 const TABLES = ['blocks', 'transactions', 'logs', 'internal_transactions', 'token_transfers', 'tokens', 'token_balances', 'coin_balances', 'addresses']
 
-const chain = await createTestChainFiles(t)
-const { wallets, allocFile } = await writeFundedAlloc(t, 4)
-const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'warn' })
-const node = await createGethNode({ config: loadConfig({ ...process.env, ...chain.env, GENESIS_ALLOC: allocFile }), log })
-await node.start()
-t.teardown(async () => await node.stop())
+const { node, wallets, dataDir, log } = await startFundedNode(t, 4)
 const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
 t.teardown(() => provider.destroy())
 
@@ -48,7 +41,7 @@ await waitForReceipt(provider, (await (token.connect(wallets[1]!.connect(provide
 const { head } = await sealBlocks({ rpc: node.rpc, wallets, rounds: 20 })
 
 async function open (): Promise<Database> {
-  const database = await openDatabase({ url: await createTestDatabase(t), dataDir: chain.dataDir, log })
+  const database = await openDatabase({ url: await createTestDatabase(t), dataDir, log })
   t.teardown(async () => await database.close())
   return database
 }

@@ -155,8 +155,11 @@ t.test('a chain rewound and re-sealed replaces the indexed blocks with no orphan
   // The rewound node has fewer blocks than the index: the extra ones must go.
   await waitForIndexed(app)
   t.equal(Number((await db('blocks').max({ n: 'number' }).first())!.n), forkAt)
-  // New transactions re-seal heights above the fork with new hashes.
-  await send(sender.sendTransaction({ to: recipient, value: 1n, nonce: await provider.getTransactionCount(sender.address, 'latest') }))
+  // New transactions re-seal heights above the fork with new hashes. The
+  // first sends nothing: the recipient keeps the balance of its last row,
+  // which must be the one below the fork, not the replaced blocks' (which
+  // paid it 3 wei) that the indexer had stored.
+  await send(sender.sendTransaction({ to: recipient, value: 0n, nonce: await provider.getTransactionCount(sender.address, 'latest') }))
   await send(sender.sendTransaction({ to: recipient, value: 2n }))
   const newHead = await waitForIndexed(app)
   const rows = await db('blocks').orderBy('number')
@@ -172,4 +175,10 @@ t.test('a chain rewound and re-sealed replaces the indexed blocks with no orphan
   t.equal(Number(orphans.rows[0].n), 0)
   const nodeTransactions = rows.reduce((n, r) => n + r.transaction_count, 0)
   t.equal(Number((await db('transactions').count({ n: '*' }).first())!.n), nodeTransactions)
+  const balances = await db('coin_balances').where('address', Buffer.from(recipient.slice(2), 'hex')).andWhere('block_number', '>', forkAt - 3).select('block_number', 'value')
+  t.ok(balances.some((b) => Number(b.block_number) > forkAt), 'the recipient has rows above the fork')
+  for (const b of balances) {
+    const node = BigInt(await rpc.call<string>('eth_getBalance', [recipient, '0x' + Number(b.block_number).toString(16)])).toString()
+    t.equal(b.value, node, `the recipient's balance at ${b.block_number} is the node's`)
+  }
 })
