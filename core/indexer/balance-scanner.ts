@@ -3,6 +3,7 @@
 // answers BALANCE of every 32-byte word of its calldata. Geth then opens the
 // block's state once for all of them; an eth_getBalance each opens it per
 // address, and this read was the backfill's largest cost on the node.
+import type { RpcCall } from '../rpc/client.ts'
 import type { Hex } from './types.ts'
 
 /**
@@ -31,10 +32,9 @@ const WORD_HEX = 64
 export const SCAN_MAX_ADDRESSES = 4096
 
 type BlockRef = { blockHash: Hex, requireCanonical: boolean }
-type Call = { method: string, params: unknown[] }
 
 /** A read of many balances at one block: its calls, and how to turn their answers (in order) into balances. */
-export type BalanceScan = { calls: Call[], read: (answers: unknown[]) => string[] }
+export type BalanceScan = { calls: RpcCall[], read: (answers: unknown[]) => string[] }
 
 /** The eth_calls reading every address's balance at `at`, `perCall` a call. */
 export function balanceScan (addresses: Hex[], at: BlockRef, perCall = SCAN_MAX_ADDRESSES): BalanceScan {
@@ -59,7 +59,7 @@ export function readScans (scans: BalanceScan[], answers: unknown[]): string[][]
   })
 }
 
-function scanCall (addresses: Hex[], at: BlockRef): Call {
+function scanCall (addresses: Hex[], at: BlockRef): RpcCall {
   const data = `0x${addresses.map((a) => a.slice(2).padStart(WORD_HEX, '0')).join('')}`
   return { method: 'eth_call', params: [{ to: SCANNER_ADDRESS, data }, at, { [SCANNER_ADDRESS]: { code: SCANNER_CODE } }] }
 }

@@ -11,13 +11,12 @@
 // whose balance a block may have changed get a balance; the rest carry theirs
 // forward. Many addresses are read in several calls (SCAN_MAX_ADDRESSES
 // each), as a call's gas is capped.
-import type { RpcClient } from '../rpc/client.ts'
+import type { RpcCall, RpcClient } from '../rpc/client.ts'
 import { RetryableError } from '../errors.ts'
 import { balanceScan, readScans, type BalanceScan } from './balance-scanner.ts'
 import { balanceDeltas } from './balance-deltas.ts'
 import type { BlockRows, ContractCodeRow, Hex } from './types.ts'
 
-type Call = { method: string, params: unknown[] }
 /** A batch sums its blocks' balances only when it has more blocks to read than the two reads that check the sums. */
 const SUMMED_MIN_BLOCKS = 2
 type Plan = { rows: BlockRows, addresses: Hex[], unchanged: Hex[], contracts: Array<Omit<ContractCodeRow, 'code'>> }
@@ -97,7 +96,7 @@ export async function fetchBlockStates (rpc: RpcClient, batch: BlockRows[], sign
   // Two reads are no saving for one or two blocks (following the head).
   const deltas = reading.length > SUMMED_MIN_BLOCKS ? blockDeltas(blocks) : undefined
   const everyone = deltas === undefined ? [] : [...new Set(reading.flatMap((p) => p.addresses))]
-  const calls = plans.flatMap(({ rows, contracts }): Call[] => rows.block.number === 0
+  const calls = plans.flatMap(({ rows, contracts }): RpcCall[] => rows.block.number === 0
     ? [{ method: 'debug_dumpBlock', params: ['0x0'] }]
     : contracts.map((c) => ({ method: 'eth_getCode', params: [c.address, at(rows.block.hash)] })))
   const scans = deltas === undefined
@@ -140,7 +139,7 @@ const perBlockScans = (reading: Plan[]): BalanceScan[] => reading.map((p) => bal
 
 const at = (blockHash: Hex): { blockHash: Hex, requireCanonical: boolean } => ({ blockHash, requireCanonical: false })
 
-async function readState (rpc: RpcClient, calls: Call[], signal?: AbortSignal): Promise<unknown[]> {
+async function readState (rpc: RpcClient, calls: RpcCall[], signal?: AbortSignal): Promise<unknown[]> {
   if (calls.length === 0) return []
   return await rpc.batch<unknown>(calls, signal).catch((err: Error) => {
     throw new RetryableError(`reading state failed (the block may have been replaced): ${err.message}`, { cause: err })

@@ -4,6 +4,9 @@
 
 export type Hex = `0x${string}`
 
+/** Token mints come from it and burns go to it. */
+export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`
+
 export type RpcTransaction = {
   hash: Hex
   blockNumber: Hex

@@ -9,13 +9,13 @@
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import type { NftMetadataReader, NftType } from './index.ts'
+import { ZERO_ADDRESS } from '../indexer/types.ts'
 
 export type MintedInstance = { token: Buffer, tokenId: string, type: NftType }
 
 /** The token transfers a batch carries, as the indexer's rows have them. */
 type Transfers = { tokenTransfers: ReadonlyArray<{ token_address: string, token_type: string, from: string, token_id: string | null }> }
 
-const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
 const NFT_TYPES = new Set<string>(['ERC-721', 'ERC-1155'])
 /** Reads at once: each is a tokenURI call to the node and mostly a wait on someone's HTTP server. */
 const CONCURRENCY = 4
@@ -124,7 +124,7 @@ export function createNftMetadataFetcher ({ db, reader, log, maxQueued = MAX_QUE
         where t."from" = ? and t.token_id is not null and t.token_type in ('ERC-721', 'ERC-1155') ${below}
           and not exists (select 1 from token_instance_metadata m where m.token_address = t.token_address and m.token_id = t.token_id)
         order by t.block_number desc, t.log_index desc, t.batch_index desc limit ${SWEEP_PAGE}`,
-      [Buffer.alloc(20), ...(from === undefined ? [] : [from.block_number, from.log_index, from.batch_index])])
+      [Buffer.from(ZERO_ADDRESS.slice(2), 'hex'), ...(from === undefined ? [] : [from.block_number, from.log_index, from.batch_index])])
       if (!closed && !add(rows.map((r) => ({ token: r.token_address, tokenId: r.token_id, type: r.token_type })))) dropped = true
       const last = rows[rows.length - 1]
       if (rows.length === SWEEP_PAGE && last !== undefined) sweepFrom = { block_number: last.block_number, log_index: last.log_index, batch_index: last.batch_index }

@@ -30,6 +30,9 @@ export type RpcClientOptions = {
 
 export type RawRpcResponse = { status: number, body: string }
 
+/** One call of a JSON-RPC batch. */
+export type RpcCall = { method: string, params: unknown[] }
+
 export type RpcItemAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown } }
 
 export type RpcClient = {
@@ -38,9 +41,9 @@ export type RpcClient = {
   send (body: string, signal?: AbortSignal): Promise<RawRpcResponse>
   call<T = unknown> (method: string, params?: unknown[], signal?: AbortSignal): Promise<T>
   /** One JSON-RPC batch; each item's result or error, in the order asked. */
-  batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]>
+  batchAnswers (calls: RpcCall[], signal?: AbortSignal): Promise<RpcItemAnswer[]>
   /** One JSON-RPC batch; results in the order asked. Any item's error rejects the whole call. */
-  batch<T = unknown> (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<T[]>
+  batch<T = unknown> (calls: RpcCall[], signal?: AbortSignal): Promise<T[]>
   close (): Promise<void>
 }
 
@@ -86,7 +89,7 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
   }
 
   /** Sends calls as batches of at most MAX_BATCH_CALLS; items the node found too large go again in smaller batches. */
-  async function batchAnswers (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal, chunk = MAX_BATCH_CALLS): Promise<RpcItemAnswer[]> {
+  async function batchAnswers (calls: RpcCall[], signal?: AbortSignal, chunk = MAX_BATCH_CALLS): Promise<RpcItemAnswer[]> {
     if (calls.length === 0) return []
     const answers: RpcItemAnswer[] = []
     for (let start = 0; start < calls.length; start += chunk) answers.push(...await sendBatch(calls.slice(start, start + chunk), signal))
@@ -97,7 +100,7 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
     return answers
   }
 
-  async function sendBatch (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<RpcItemAnswer[]> {
+  async function sendBatch (calls: RpcCall[], signal?: AbortSignal): Promise<RpcItemAnswer[]> {
     const { status, body } = await send(JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params }))), signal)
     let parsed: Array<RpcItemAnswer & { id: number }>
     try {
@@ -112,7 +115,7 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
     return answers
   }
 
-  async function batch<T> (calls: Array<{ method: string, params: unknown[] }>, signal?: AbortSignal): Promise<T[]> {
+  async function batch<T> (calls: RpcCall[], signal?: AbortSignal): Promise<T[]> {
     const answers = await batchAnswers(calls, signal)
     return answers.map((answer, i) => {
       if (answer.error) throw new RpcResponseError(answer.error.code, `${calls[i]?.method}: ${answer.error.message}`, answer.error.data)

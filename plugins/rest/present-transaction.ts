@@ -3,8 +3,7 @@ import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import type { TokenTransferRecord } from '../../core/queries/transactions.ts'
 import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
-
-const ZERO_ADDRESS = '0x' + '00'.repeat(20)
+import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
 
 // The members PostgreSQL does not write (core/queries/transaction-json.ts):
 // nothing this index knows of (decoding needs a verified ABI, prices an

@@ -61,14 +61,17 @@ type Half = { gateway: LoadResult, floor: LoadResult, gatewayCpu: CpuUsage, floo
 async function measureHalf (server: RestServer, load: LoadGenerator, pool: pg.Pool, path: string, statements: Statement[], durationS: number, postmasterPid: number | undefined): Promise<Half> {
   const job = { url: server.url + path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
   await load.run({ ...job, durationS: WARMUP_S })
-  const stopGatewayCpu = await startCpuMeter(undefined, postmasterPid)
-  const gateway = await load.run({ ...job, durationS })
-  const gatewayCpu = await stopGatewayCpu()
+  const [gateway, gatewayCpu] = await metered(postmasterPid, async () => await load.run({ ...job, durationS }))
   await runFloor(pool, statements, CONNECTIONS, WARMUP_S)
-  const stopFloorCpu = await startCpuMeter(undefined, postmasterPid)
-  const floor = await runFloor(pool, statements, CONNECTIONS, durationS)
-  const floorCpu = await stopFloorCpu()
+  const [floor, floorCpu] = await metered(postmasterPid, async () => await runFloor(pool, statements, CONNECTIONS, durationS))
   return { gateway, floor, gatewayCpu, floorCpu, loadAverage: loadavg()[0]! }
+}
+
+/** A run and the CPU this process and PostgreSQL spent during it. */
+async function metered<T> (postmasterPid: number | undefined, run: () => Promise<T>): Promise<[T, CpuUsage]> {
+  const stop = await startCpuMeter(undefined, postmasterPid)
+  const result = await run()
+  return [result, await stop()]
 }
 
 /**

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
+import type { Knex } from 'knex'
+import type { RpcClient } from '../../core/rpc/client.ts'
 
 /** How long the node must seal nothing for a chain to count as settled. */
 const STABLE_MS = 250
@@ -33,3 +35,11 @@ export async function waitForIndexed (app: FastifyInstance, timeoutMs = 60_000):
 }
 
 export const hex = (b: Buffer | null): string | null => b === null ? null : '0x' + b.toString('hex')
+
+/** Every stored coin balance row that is not the node's eth_getBalance at its block, and how many rows were checked. */
+export async function wrongStoredBalances (db: Knex, rpc: RpcClient): Promise<{ wrong: string[], rows: number }> {
+  const stored = await db('coin_balances').orderBy(['block_number', 'address']).select('address', 'block_number', 'value')
+  const answers = await rpc.batch<string>(stored.map((r) => ({ method: 'eth_getBalance', params: ['0x' + r.address.toString('hex'), '0x' + Number(r.block_number).toString(16)] })))
+  const wrong = stored.filter((r, i) => r.value !== BigInt(answers[i]!).toString()).map((r) => `0x${r.address.toString('hex')} at ${r.block_number}`)
+  return { wrong, rows: stored.length }
+}

@@ -10,6 +10,7 @@ import { decodeBlockBundle } from '../../../core/indexer/decode.ts'
 import { fetchBlockStates } from '../../../core/indexer/state.ts'
 import type { BlockRows, Hex } from '../../../core/indexer/types.ts'
 import { buildActivityChain } from '../../support/activity-chain.ts'
+import { wrongStoredBalances } from '../../support/indexer.ts'
 
 const BATCH = 8
 const { app, head, receipts } = await buildActivityChain(t)
@@ -64,7 +65,6 @@ t.test('sums that miss a movement are not kept: the batch is read block by block
 })
 
 t.test('what the indexer stored is the node\'s balance at every block', async (t) => {
-  const stored = await app.db.knex('coin_balances').orderBy(['block_number', 'address']).select('address', 'block_number', 'value')
-  const answers = await rpc.batch<Hex>(stored.map((r) => ({ method: 'eth_getBalance', params: ['0x' + r.address.toString('hex'), '0x' + Number(r.block_number).toString(16)] })))
-  t.same(stored.filter((r, i) => r.value !== BigInt(answers[i]!).toString()).map((r) => `0x${r.address.toString('hex')} at ${r.block_number}`), [], `all ${stored.length} rows`)
+  const { wrong, rows } = await wrongStoredBalances(app.db.knex, rpc)
+  t.same(wrong, [], `all ${rows} rows`)
 })

@@ -13,6 +13,7 @@ import { createLatestBalances } from '../../../core/indexer/latest-balances.ts'
 import type { BlockRows, Hex } from '../../../core/indexer/types.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { sealBlocks, startFundedNode } from '../../support/blocks.ts'
+import { wrongStoredBalances } from '../../support/indexer.ts'
 
 const { node, wallets, dataDir, log } = await startFundedNode(t, 3)
 const { head, logger } = await sealBlocks({ rpc: node.rpc, wallets, rounds: 6 })
@@ -39,11 +40,7 @@ async function lookups (db: Knex, work: () => Promise<void>): Promise<number> {
   return n
 }
 
-async function wrongBalances (db: Knex): Promise<string[]> {
-  const stored = await db('coin_balances').orderBy(['block_number', 'address']).select('address', 'block_number', 'value')
-  const answers = await node.rpc.batch<Hex>(stored.map((r) => ({ method: 'eth_getBalance', params: ['0x' + r.address.toString('hex'), '0x' + Number(r.block_number).toString(16)] })))
-  return stored.filter((r, i) => r.value !== BigInt(answers[i]!).toString()).map((r) => `0x${r.address.toString('hex')} at ${r.block_number}`)
-}
+const wrongBalances = async (db: Knex): Promise<string[]> => (await wrongStoredBalances(db, node.rpc)).wrong
 
 const loggerAddress = logger.toLowerCase() as Hex
 const all = await blocks()
