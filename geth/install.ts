@@ -1,7 +1,7 @@
 // Finds a Geth 1.13 binary, or builds v1.13.15 from its Go module once and
 // caches it outside the repository. v1.13.15 is the last release that seals
 // clique blocks; nothing on npm or in Debian ships it, so Go builds it.
-import { access, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises'
+import { access, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
 import { constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -20,10 +20,12 @@ export type FindGethOptions = {
   log: Logger
   /** PATH and Go's settings, from config.childEnv. */
   env: Readonly<Record<string, string>>
+  /** Ends a build under way (SIGINT on a first start): nothing half-built is left to be trusted. */
+  signal?: AbortSignal | undefined
 }
 
 /** `GETH_BIN`, then `geth` on PATH if it is 1.13, then the cache, then a build. */
-export async function findGeth ({ bin, cacheDir, log, env }: FindGethOptions): Promise<string> {
+export async function findGeth ({ bin, cacheDir, log, env, signal }: FindGethOptions): Promise<string> {
   if (bin !== undefined) {
     const version = await readGethVersion(bin)
     if (version === undefined) throw new GethNotFoundError(`GETH_BIN=${bin} does not run as geth`)
@@ -34,7 +36,7 @@ export async function findGeth ({ bin, cacheDir, log, env }: FindGethOptions): P
   if (onPath !== undefined && (await readGethVersion(onPath))?.startsWith('1.13.')) return onPath
   const cached = cachedGethPath(cacheDir)
   if (await isExecutable(cached)) return cached
-  await buildGeth({ cacheDir, log, env })
+  await buildGeth({ cacheDir, log, env, signal })
   return cached
 }
 
@@ -77,13 +79,15 @@ async function readGoLdflags (env: Readonly<Record<string, string>>): Promise<st
 }
 
 /** Builds once even when several processes ask at the same time (a lock file beside the cache). */
-export async function buildGeth ({ cacheDir, log, env }: Omit<FindGethOptions, 'bin'>): Promise<void> {
+export async function buildGeth ({ cacheDir, log, env, signal }: Omit<FindGethOptions, 'bin'>): Promise<void> {
   const target = cachedGethPath(cacheDir)
   const dir = join(cacheDir, `geth-v${GETH_VERSION}`)
   await mkdir(dir, { recursive: true })
   const ldflags = await readGoLdflags(env)
-  const lock = await acquireLock(join(dir, 'build.lock'), target, log)
+  const lock = await acquireLock(join(dir, 'build.lock'), target, log, signal)
   if (lock === 'built-by-another') return
+  // Holding the lock, any other build directory is a dead build's half-written output.
+  for (const name of await readdir(dir)) if (name.startsWith('build-')) await rm(join(dir, name), { recursive: true, force: true })
   const gobin = join(dir, `build-${process.pid}`)
   try {
     log.info({ module: GETH_MODULE, target }, 'building Geth once from its Go module (a few minutes)')
@@ -92,7 +96,8 @@ export async function buildGeth ({ cacheDir, log, env }: Omit<FindGethOptions, '
       env: { ...env, GOBIN: gobin, CGO_ENABLED: '1' },
       extendEnv: false,
       reject: false,
-      all: true
+      all: true,
+      ...(signal === undefined ? {} : { cancelSignal: signal })
     })
     let packages = 0
     let tail: string[] = []
@@ -104,7 +109,11 @@ export async function buildGeth ({ cacheDir, log, env }: Omit<FindGethOptions, '
       if (packages % PROGRESS_EVERY_PACKAGES === 0) log.info({ packages, elapsed_s: Math.round((Date.now() - started) / 1000) }, 'building Geth')
     }
     const result = await child
+    signal?.throwIfAborted()
     if (result.exitCode !== 0) throw new GethBuildFailedError(tail.join('\n'))
+    // Go writes the binary into a directory of this build's own; only a finished
+    // build is renamed into place, so a build ended at any point (SIGINT, kill -9)
+    // never leaves a file at the cached path that a later start would trust.
     await rename(join(gobin, 'geth'), target)
     log.info({ target, elapsed_s: Math.round((Date.now() - started) / 1000) }, 'Geth built and cached')
   } finally {
@@ -113,8 +122,9 @@ export async function buildGeth ({ cacheDir, log, env }: Omit<FindGethOptions, '
   }
 }
 
-async function acquireLock (lockFile: string, target: string, log: Logger): Promise<string | 'built-by-another'> {
+async function acquireLock (lockFile: string, target: string, log: Logger, signal: AbortSignal | undefined): Promise<string | 'built-by-another'> {
   for (;;) {
+    signal?.throwIfAborted()
     try {
       const handle = await open(lockFile, 'wx')
       await handle.writeFile(String(process.pid))
@@ -129,7 +139,7 @@ async function acquireLock (lockFile: string, target: string, log: Logger): Prom
       continue
     }
     log.info({ lockFile }, 'another process is building Geth; waiting')
-    await sleep(LOCK_POLL_MS * 5)
+    await sleep(LOCK_POLL_MS * 5, undefined, { signal })
     if (await isExecutable(target)) return 'built-by-another'
   }
 }

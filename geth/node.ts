@@ -29,13 +29,13 @@ export type GethNode = {
   stop (): Promise<void>
 }
 
-export type GethNodeOptions = { config: Config, log: Logger }
+export type GethNodeOptions = { config: Config, log: Logger, signal?: AbortSignal | undefined }
 
-export async function createGethNode ({ config, log }: GethNodeOptions): Promise<GethNode> {
+export async function createGethNode ({ config, log, signal }: GethNodeOptions): Promise<GethNode> {
   if (config.geth.rpcUrl !== undefined) return createExternalNode(config, config.geth.rpcUrl, log)
   const gethDir = join(config.dataDir, 'geth')
   await mkdir(gethDir, { recursive: true })
-  const bin = await findGeth({ bin: config.geth.bin, cacheDir: config.geth.cacheDir, log, env: config.childEnv })
+  const bin = await findGeth({ bin: config.geth.bin, cacheDir: config.geth.cacheDir, log, env: config.childEnv, signal })
   const keys = await loadOrCreateNodeKeys(config.dataDir)
   await initialiseChain({ config, bin, gethDir, keys, log })
   const [httpPort, wsPort, authPort] = [await findFreePort(), await findFreePort(), await findFreePort()]

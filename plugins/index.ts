@@ -14,11 +14,27 @@ import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
+import { closeResources, openResources, type AppResources } from './resources.ts'
 
-export type BuildAppOptions = { logger?: pino.Logger }
+export type BuildAppOptions = {
+  logger?: pino.Logger
+  /** The database and node, when the caller prepared them (scripts/start.ts does, so SIGINT can end a first build); the app owns them from here. */
+  resources?: AppResources
+}
 
+/** Prepares the database and the node (however long that takes), then builds the app over them. */
 export async function buildApp (config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger({ level: config.logLevel })
+  const resources = options.resources ?? await openResources(config, { log: logger })
+  try {
+    return await buildAppOn(config, logger, resources)
+  } catch (err) {
+    await closeResources(resources)
+    throw err
+  }
+}
+
+async function buildAppOn (config: Config, logger: pino.Logger, resources: AppResources): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
@@ -48,8 +64,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   })
 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
-  await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax })
-  await app.register(geth, { config })
+  await app.register(db, { database: resources.database })
+  await app.register(geth, { node: resources.node })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)

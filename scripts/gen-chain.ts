@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CHAIN_ID } from '../core/config.ts'
+import { isProcessAlive } from '../core/endpoints.ts'
 import { createLogger } from '../core/logger.ts'
 import { buildGethArgs } from '../geth/args.ts'
 import { buildGenesis } from '../geth/genesis.ts'
@@ -187,17 +188,8 @@ async function removeAbandonedPartials (dataDir: string): Promise<void> {
   for (const name of await readdir(parent)) {
     if (!name.startsWith(prefix)) continue
     const pid = Number(name.slice(prefix.length))
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue
+    if (Number.isInteger(pid) && pid !== process.pid && isProcessAlive(pid)) continue
     await rm(join(parent, name), { recursive: true, force: true })
-  }
-}
-
-function isAlive (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { openDatabase, type Database } from '../../core/db/index.ts'
+import type { Database } from '../../core/db/index.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,11 +8,10 @@ declare module 'fastify' {
   }
 }
 
-export type DbOptions = { url: string | undefined, dataDir: string, poolMax: number }
+/** The database, opened and migrated before the app was built (plugins/resources.ts); closed with the app. */
+export type DbOptions = { database: Database }
 
-/** The database (external or embedded), migrated before anything else starts. */
-async function db (app: FastifyInstance, options: DbOptions): Promise<void> {
-  const database = await openDatabase({ ...options, log: app.log.child({ name: 'db' }) })
+async function db (app: FastifyInstance, { database }: DbOptions): Promise<void> {
   app.decorate('db', database)
   app.addHook('onClose', async () => await database.close())
 }

@@ -31,7 +31,7 @@ export type GatewayProcess = {
 }
 
 /** Starts the gateway with the test's environment plus `env`, and resolves once it serves. */
-export async function startGatewayProcess (t: Tap, env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess (t: Tap, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS } = {}): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPO_ROOT,
     // info: the "serving" line carries the URL.
@@ -64,7 +64,7 @@ export async function startGatewayProcess (t: Tap, env: Record<string, string>):
       }
     })
   }
-  const deadline = Date.now() + SERVING_TIMEOUT_MS
+  const deadline = Date.now() + servingTimeoutMs
   let serving: LogLine | undefined
   while ((serving = lines.find((l) => typeof l.health === 'string')) === undefined) {
     if (!isRunning() || Date.now() > deadline) {

@@ -9,6 +9,7 @@ import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import pino from 'pino'
 import db from '../../../plugins/db/index.ts'
+import { openDatabase } from '../../../core/db/index.ts'
 import nftMetadata from '../../../plugins/nft-metadata/index.ts'
 import { createRpcClient } from '../../../core/rpc/client.ts'
 import type { IndexerRole } from '../../../core/indexer/index.ts'
@@ -25,7 +26,7 @@ async function start (t: Test, enabled: boolean, role: IndexerRole) {
     call: async (...args: Parameters<typeof client.call>) => { calls++; return await client.call(...args) }
   })
   const indexer = Object.assign(new EventEmitter(), { status: () => ({ role, indexedHead: 100, nodeHead: 100 }) })
-  await app.register(db, { url, dataDir: '.', poolMax: 2 })
+  await app.register(db, { database: await openDatabase({ url, dataDir: '.', poolMax: 2, log: pino({ level: 'silent' }) }) })
   await app.register(fp(async (scope) => { scope.decorate('geth', { rpc } as never) }, { name: 'geth' }))
   await app.register(fp(async (scope) => { scope.decorate('indexer', indexer as never) }, { name: 'indexer' }))
   await app.register(nftMetadata, { enabled, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false })
