@@ -1,14 +1,19 @@
-// docs/ documents every configuration variable, error code and method; these
-// checks keep it in step with the code.
+// docs/ documents every configuration variable, error code, method and REST
+// route; these checks keep it in step with the code.
 import t from 'tap'
 import { readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import knex from 'knex'
 import { VARIABLES } from '../core/config.ts'
 import { ERROR_CODES } from '../core/errors.ts'
 import { JSON_RPC_ERRORS } from '../core/json-rpc/errors.ts'
 import { METHODS } from '../core/json-rpc/methods.ts'
 import { ERROR_CODES as GRAPHQL_ERROR_CODES } from '../plugins/graphql/errors.ts'
+import apiDocs from '../plugins/api-docs/index.ts'
+import rest from '../plugins/rest/index.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DOCS = join(ROOT, 'docs')
@@ -55,4 +60,49 @@ t.test('every allowed JSON-RPC method is listed in docs/json-rpc.md', async (t) 
 
 t.test('every GraphQL error code is in the table of docs/graphql.md', async (t) => {
   for (const code of Object.values(GRAPHQL_ERROR_CODES)) t.match(doc('graphql.md'), `| \`${code}\` |`, code)
+})
+
+/**
+ * The REST routes as the app registers them: the rest plugin (and api-docs,
+ * which serves /api/v2/openapi) on stand-ins for the db, geth and indexer
+ * plugins. Routes only touch those when a request comes, so neither Geth nor
+ * PostgreSQL is started: the knex client never connects.
+ */
+async function registeredRestRoutes (): Promise<string[]> {
+  const app = Fastify()
+  const routes = new Set<string>()
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (methods.includes('GET') && route.url.startsWith('/api/')) routes.add(`GET ${withoutTrailingSlash(route.url)}`)
+  })
+  const db = knex({ client: 'pg', connection: 'postgres://127.0.0.1:1/unused', pool: { min: 0, max: 1 } })
+  const standIn = (name: string, decorator: string, value: object) =>
+    fp(async (scope: FastifyInstance) => { scope.decorate(decorator, value) }, { name })
+  try {
+    await app.register(apiDocs, { version: '0.0.0' })
+    await app.register(standIn('db', 'db', { knex: db }))
+    await app.register(standIn('geth', 'geth', { rpc: {} }))
+    await app.register(standIn('indexer', 'indexer', {}))
+    await app.register(rest)
+    await app.ready()
+  } finally {
+    await app.close()
+    await db.destroy()
+  }
+  return [...routes].map((route) => route.replace(/:[A-Za-z_]+/g, '{}')).sort()
+}
+
+const withoutTrailingSlash = (path: string): string => path.length > 1 ? path.replace(/\/$/, '') : path
+
+/** `GET /api/...` paths written in backticks, parameters as {anything}, query strings dropped. */
+function documentedRoutes (text: string): string[] {
+  return [...text.matchAll(/`GET (\/api\/[^`?\s]*)/g)].map(([, path]) => `GET ${withoutTrailingSlash(path!).replace(/\{[^}]+\}/g, '{}')}`)
+}
+
+t.test('every REST route the app registers is listed in docs/rest-api.md, and nothing else', async (t) => {
+  const registered = await registeredRestRoutes()
+  const listed = new Set(documentedRoutes(doc('rest-api.md')))
+  t.ok(registered.length > 50, `found the routes (${registered.length})`)
+  for (const route of registered) t.ok(listed.has(route), `${route} is listed`)
+  for (const route of listed) t.ok(registered.includes(route), `${route} is a route`)
 })
