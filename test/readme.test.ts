@@ -1,8 +1,10 @@
-// docs/ documents every configuration variable, error code, method and REST
-// route; these checks keep it in step with the code.
+// The README and docs/ document every configuration variable, error code,
+// method and route; these checks keep them in step with the code, and keep
+// every document reachable from the README.
 import t from 'tap'
+import { existsSync } from 'node:fs'
 import { readFile, readdir } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -19,8 +21,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DOCS = join(ROOT, 'docs')
 
 const read = async (path: string): Promise<string> => await readFile(join(ROOT, path), 'utf8')
+const readme = await read('README.md')
 const docFiles = (await readdir(DOCS)).filter((name) => name.endsWith('.md')).sort()
-const documents = new Map<string, string>()
+const documents = new Map<string, string>([['README.md', readme]])
 for (const name of docFiles) documents.set(`docs/${name}`, await read(`docs/${name}`))
 
 const doc = (name: string): string => {
@@ -43,6 +46,16 @@ t.test('every configuration variable has a row in docs/configuration.md with its
     t.ok(row, `${name} has a row`)
     const fallback = shownDefault(name)
     if (fallback !== undefined) t.match(row, fallback, `${name} shows its default`)
+  }
+})
+
+t.test('a variable\'s row shows its default in every document that has one', async (t) => {
+  for (const [file, text] of documents) {
+    for (const name of Object.keys(VARIABLES)) {
+      const row = rowOf(text, name)
+      const fallback = shownDefault(name)
+      if (row !== undefined && fallback !== undefined) t.match(row, fallback, `${file}: ${name}`)
+    }
   }
 })
 
@@ -105,4 +118,35 @@ t.test('every REST route the app registers is listed in docs/rest-api.md, and no
   t.ok(registered.length > 50, `found the routes (${registered.length})`)
   for (const route of registered) t.ok(listed.has(route), `${route} is listed`)
   for (const route of listed) t.ok(registered.includes(route), `${route} is a route`)
+})
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+const anchorsOf = (text: string): Set<string> =>
+  new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) => anchorOf(heading!)))
+
+/** Relative links ([text](target)) outside code blocks. */
+function linksOf (text: string): string[] {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '')
+  return [...prose.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target))
+}
+
+t.test('every relative link of the README and docs/ resolves, anchors included', async (t) => {
+  for (const [file, text] of documents) {
+    for (const link of linksOf(text)) {
+      const [path, anchor] = link.split('#') as [string, string | undefined]
+      const target = path === '' ? file : relative(ROOT, join(ROOT, dirname(file), path))
+      t.ok(existsSync(join(ROOT, target)), `${file}: ${link} exists`)
+      if (anchor !== undefined && target.endsWith('.md')) {
+        const targetText = documents.get(target) ?? await read(target)
+        t.ok(anchorsOf(targetText).has(anchor), `${file}: ${link} names a heading`)
+      }
+    }
+  }
+})
+
+t.test('the README links every document in docs/', async (t) => {
+  const linked = new Set(linksOf(readme).map((link) => link.split('#')[0]))
+  t.ok(docFiles.length >= 9, 'docs/ holds the documents')
+  for (const name of docFiles) t.ok(linked.has(`docs/${name}`), `docs/${name} is linked`)
 })
