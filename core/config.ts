@@ -1,5 +1,5 @@
 // The only reader of process.env. Every variable is declared here once, with
-// its default and a description; the README table is checked against this list.
+// its default and a description; docs/configuration.md is checked against this list.
 import { resolve } from 'node:path'
 import { homedir } from 'node:os'
 import { Ajv } from 'ajv'
@@ -18,7 +18,7 @@ type VariableSpec = {
   description: string
 }
 
-/** Every environment variable the program reads, in README order. */
+/** Every environment variable the program reads, in the order docs/configuration.md lists them. */
 export const VARIABLES: Record<string, VariableSpec> = {
   HOST: { type: 'string', default: '127.0.0.1', description: 'Address the HTTP server listens on.' },
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },

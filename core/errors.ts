@@ -1,6 +1,6 @@
 // The catalogue of coded errors. Each has a code, a message template and an
-// HTTP status; the README's error table lists every code and a test keeps the
-// two in step. JSON-RPC errors have their own channel: plugins/rpc-proxy/errors.ts.
+// HTTP status; docs/errors.md lists every code and a test keeps the
+// two in step. JSON-RPC errors have their own channel: core/json-rpc/errors.ts.
 import createError from '@fastify/error'
 
 // Start-up and operator errors: the process cannot go on and says why.
@@ -35,7 +35,7 @@ export class FatalError extends Error {
   override readonly name: string = 'FatalError'
 }
 
-/** Every coded error, for the README check. */
+/** Every coded error, for the docs check (test/readme.test.ts). */
 export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,

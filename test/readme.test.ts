@@ -1,30 +1,152 @@
-// The README documents every configuration variable, error code and method;
-// these checks keep it in step with the code.
+// The README and docs/ document every configuration variable, error code,
+// method and route; these checks keep them in step with the code, and keep
+// every document reachable from the README.
 import t from 'tap'
-import { readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readFile, readdir } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import knex from 'knex'
 import { VARIABLES } from '../core/config.ts'
 import { ERROR_CODES } from '../core/errors.ts'
 import { JSON_RPC_ERRORS } from '../core/json-rpc/errors.ts'
 import { METHODS } from '../core/json-rpc/methods.ts'
+import { ERROR_CODES as GRAPHQL_ERROR_CODES } from '../plugins/graphql/errors.ts'
+import apiDocs from '../plugins/api-docs/index.ts'
+import rest from '../plugins/rest/index.ts'
 
-const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DOCS = join(ROOT, 'docs')
 
-t.test('every configuration variable has a README row with its default', async (t) => {
-  for (const [name, spec] of Object.entries(VARIABLES)) {
-    const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`))
+const read = async (path: string): Promise<string> => await readFile(join(ROOT, path), 'utf8')
+const readme = await read('README.md')
+const docFiles = (await readdir(DOCS)).filter((name) => name.endsWith('.md')).sort()
+const documents = new Map<string, string>([['README.md', readme]])
+for (const name of docFiles) documents.set(`docs/${name}`, await read(`docs/${name}`))
+
+const doc = (name: string): string => {
+  const text = documents.get(`docs/${name}`)
+  if (text === undefined) throw new Error(`docs/${name} is missing`)
+  return text
+}
+
+const rowOf = (text: string, name: string): string | undefined => text.split('\n').find((line) => line.startsWith(`| \`${name}\` |`))
+const shownDefault = (name: string): string | undefined => {
+  const fallback = VARIABLES[name]!.default
+  // DATA_DIR's default is shown as written (./data), not resolved.
+  return fallback === undefined || name === 'DATA_DIR' ? undefined : `\`${fallback}\``
+}
+
+t.test('every configuration variable has a row in docs/configuration.md with its default', async (t) => {
+  const configuration = doc('configuration.md')
+  for (const name of Object.keys(VARIABLES)) {
+    const row = rowOf(configuration, name)
     t.ok(row, `${name} has a row`)
-    if (spec.default !== undefined && name !== 'DATA_DIR') t.match(row, `\`${spec.default}\``, `${name} shows its default`)
+    const fallback = shownDefault(name)
+    if (fallback !== undefined) t.match(row, fallback, `${name} shows its default`)
   }
 })
 
-t.test('every gateway error code is in the README table', async (t) => {
-  for (const code of ERROR_CODES) t.match(readme, `| \`${code}\` |`, code)
+t.test('a variable\'s row shows its default in every document that has one', async (t) => {
+  for (const [file, text] of documents) {
+    for (const name of Object.keys(VARIABLES)) {
+      const row = rowOf(text, name)
+      const fallback = shownDefault(name)
+      if (row !== undefined && fallback !== undefined) t.match(row, fallback, `${file}: ${name}`)
+    }
+  }
 })
 
-t.test('every JSON-RPC error code is in the README table with its message', async (t) => {
-  for (const { code, message } of Object.values(JSON_RPC_ERRORS)) t.match(readme, `| \`${code}\` | ${message} |`, String(code))
+t.test('every gateway error code is in the table of docs/errors.md', async (t) => {
+  for (const code of ERROR_CODES) t.match(doc('errors.md'), `| \`${code}\` |`, code)
 })
 
-t.test('every allowed method is listed in the README', async (t) => {
-  for (const method of Object.keys(METHODS)) t.match(readme, `\`${method}\``, method)
+t.test('every JSON-RPC error code is in the table of docs/json-rpc.md with its message', async (t) => {
+  for (const { code, message } of Object.values(JSON_RPC_ERRORS)) t.match(doc('json-rpc.md'), `| \`${code}\` | ${message} |`, String(code))
+})
+
+t.test('every allowed JSON-RPC method is listed in docs/json-rpc.md', async (t) => {
+  for (const method of Object.keys(METHODS)) t.match(doc('json-rpc.md'), `\`${method}\``, method)
+})
+
+t.test('every GraphQL error code is in the table of docs/graphql.md', async (t) => {
+  for (const code of Object.values(GRAPHQL_ERROR_CODES)) t.match(doc('graphql.md'), `| \`${code}\` |`, code)
+})
+
+/**
+ * The REST routes as the app registers them: the rest plugin (and api-docs,
+ * which serves /api/v2/openapi) on stand-ins for the db, geth and indexer
+ * plugins. Routes only touch those when a request comes, so neither Geth nor
+ * PostgreSQL is started: the knex client never connects.
+ */
+async function registeredRestRoutes (): Promise<string[]> {
+  const app = Fastify()
+  const routes = new Set<string>()
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (methods.includes('GET') && route.url.startsWith('/api/')) routes.add(`GET ${withoutTrailingSlash(route.url)}`)
+  })
+  const db = knex({ client: 'pg', connection: 'postgres://127.0.0.1:1/unused', pool: { min: 0, max: 1 } })
+  const standIn = (name: string, decorator: string, value: object) =>
+    fp(async (scope: FastifyInstance) => { scope.decorate(decorator, value) }, { name })
+  try {
+    await app.register(apiDocs, { version: '0.0.0' })
+    await app.register(standIn('db', 'db', { knex: db }))
+    await app.register(standIn('geth', 'geth', { rpc: {} }))
+    await app.register(standIn('indexer', 'indexer', {}))
+    await app.register(rest)
+    await app.ready()
+  } finally {
+    await app.close()
+    await db.destroy()
+  }
+  return [...routes].map((route) => route.replace(/:[A-Za-z_]+/g, '{}')).sort()
+}
+
+const withoutTrailingSlash = (path: string): string => path.length > 1 ? path.replace(/\/$/, '') : path
+
+/** `GET /api/...` paths written in backticks, parameters as {anything}, query strings dropped. */
+function documentedRoutes (text: string): string[] {
+  return [...text.matchAll(/`GET (\/api\/[^`?\s]*)/g)].map(([, path]) => `GET ${withoutTrailingSlash(path!).replace(/\{[^}]+\}/g, '{}')}`)
+}
+
+t.test('every REST route the app registers is listed in docs/rest-api.md, and nothing else', async (t) => {
+  const registered = await registeredRestRoutes()
+  const listed = new Set(documentedRoutes(doc('rest-api.md')))
+  t.ok(registered.length > 50, `found the routes (${registered.length})`)
+  for (const route of registered) t.ok(listed.has(route), `${route} is listed`)
+  for (const route of listed) t.ok(registered.includes(route), `${route} is a route`)
+})
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+const anchorsOf = (text: string): Set<string> =>
+  new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) => anchorOf(heading!)))
+
+/** Relative links ([text](target)) outside code blocks. */
+function linksOf (text: string): string[] {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '')
+  return [...prose.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z]+:/.test(target))
+}
+
+t.test('every relative link of the README and docs/ resolves, anchors included', async (t) => {
+  for (const [file, text] of documents) {
+    for (const link of linksOf(text)) {
+      const [path, anchor] = link.split('#') as [string, string | undefined]
+      const target = path === '' ? file : relative(ROOT, join(ROOT, dirname(file), path))
+      t.ok(existsSync(join(ROOT, target)), `${file}: ${link} exists`)
+      if (anchor !== undefined && target.endsWith('.md')) {
+        const targetText = documents.get(target) ?? await read(target)
+        t.ok(anchorsOf(targetText).has(anchor), `${file}: ${link} names a heading`)
+      }
+    }
+  }
+})
+
+t.test('the README links every document in docs/', async (t) => {
+  const linked = new Set(linksOf(readme).map((link) => link.split('#')[0]))
+  t.ok(docFiles.length >= 9, 'docs/ holds the documents')
+  for (const name of docFiles) t.ok(linked.has(`docs/${name}`), `docs/${name} is linked`)
 })

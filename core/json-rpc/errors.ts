@@ -1,5 +1,5 @@
 // JSON-RPC's own error channel: codes from the JSON-RPC 2.0 spec and the
-// Ethereum provider conventions (EIP-1474). The README lists them; a test checks.
+// Ethereum provider conventions (EIP-1474). docs/json-rpc.md lists them; a test checks.
 
 export const JSON_RPC_ERRORS = {
   PARSE_ERROR: { code: -32700, message: 'Parse error' },

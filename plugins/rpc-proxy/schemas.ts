@@ -29,7 +29,7 @@ const response = {
 export const jsonRpcRouteSchema = {
   tags: ['json-rpc'],
   summary: 'Ethereum JSON-RPC 2.0 (single request or batch)',
-  description: 'The allowed eth_/net_/web3_ methods; every other method answers -32601. See the README for the list and error codes.',
+  description: 'The allowed eth_/net_/web3_ methods; every other method answers -32601. See docs/json-rpc.md for the list and error codes.',
   body: { oneOf: [request, { type: 'array', items: request }] },
   response: {
     200: { description: 'A response, or an array of responses for a batch', oneOf: [response, { type: 'array', items: response }] },
