@@ -6,6 +6,7 @@
 import mercurius from 'mercurius'
 import { GraphQLError, Kind, type DocumentNode, type ExecutionResult } from 'graphql'
 import type { FastifyBaseLogger } from 'fastify'
+import { clientMessage } from './spelling.ts'
 
 export const ERROR_CODES = {
   PARSE: 'GRAPHQL_PARSE_FAILED',
@@ -83,7 +84,7 @@ export function formatErrors (execution: ExecutionResult, context: { reply?: { l
       log.error({ err: error.originalError ?? error, path: error.path }, 'GraphQL resolver failed')
       return new GraphQLError('Internal server error', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()
     }
-    return { ...error.toJSON(), extensions: { ...error.extensions, code } }
+    return { ...error.toJSON(), message: clientMessage(error), extensions: { ...error.extensions, code } }
   })
   return { statusCode, response: { data: execution.data ?? null, errors } }
 }

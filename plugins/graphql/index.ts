@@ -6,7 +6,7 @@ import { printSchema, specifiedRules, validate, type DocumentNode, type GraphQLS
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../core/config.ts'
 import { SCALARS } from './scalars.ts'
-import { camelCaseDocument } from './spelling.ts'
+import { camelCaseDocument, clientMessage } from './spelling.ts'
 import { checkComplexity, depthLimitRule } from './limits.ts'
 import { createBoundedPubSub } from './pubsub.ts'
 import { ERROR_CODES, assertDocument, formatErrors, userError } from './errors.ts'
@@ -88,7 +88,7 @@ function validateSubscription (schema: GraphQLSchema, document: DocumentNode, op
   assertDocument(document)
   camelCaseDocument(document)
   const errors = validate(schema, document, [...specifiedRules, depthLimitRule(options.maxDepth)])
-  if (errors.length > 0) throw userError(errors.map((e) => e.message).join('; '), ERROR_CODES.VALIDATION)
+  if (errors.length > 0) throw userError(errors.map(clientMessage).join('; '), ERROR_CODES.VALIDATION)
 }
 
 export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
