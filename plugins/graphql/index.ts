@@ -14,6 +14,7 @@ import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
 import { guardSubscriptionMessages, MAX_WEBSOCKET_MESSAGE_BYTES } from './websocket-messages.ts'
+import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { feedSubscriptions } from './feed.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
@@ -65,12 +66,17 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     // Registered here rather than by mercurius (which then uses it) so that its server is in reach.
     await scope.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
     guardSubscriptionMessages(scope.websocketServer)
+    const subscriptions = limitSubscriptions(scope.websocketServer, {
+      maxPerConnection: options.maxSubscriptionsPerConnection, maxTotal: options.maxSubscriptions, log: app.log
+    })
     await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }) } })
     limits(scope)
-    // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here.
-    scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context) => {
+    // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here, with
+    // the variables it does not pass (kept by subscription-limits.ts) and a subscription's own cost limit.
+    scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context, id) => {
       validateSubscription(schema, document, options)
-      checkComplexity(schema, document, (context as { variables?: Record<string, unknown> }).variables, options.maxComplexity)
+      const variables = subscriptions.takeVariables((context as unknown as { request: FastifyRequest }).request.raw, id)
+      checkComplexity(schema, document, variables, options.subscriptionMaxComplexity, 'Subscription')
     })
     const stopFeed = feedSubscriptions(app.indexer, (event) => scope.graphql.pubsub.publish(event))
     scope.addHook('onClose', async () => stopFeed())
