@@ -54,6 +54,17 @@ function codeOf (error: GraphQLError): string | undefined {
   return undefined
 }
 
+/**
+ * An error thrown in a subscription hook, with the code formatErrors would
+ * give it over HTTP: mercurius sends those as they are, unformatted.
+ */
+export function withCode (error: unknown): unknown {
+  if (!(error instanceof GraphQLError) || typeof error.extensions.code === 'string') return error
+  const code = codeOf(error)
+  if (code === undefined) return error
+  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code } })
+}
+
 type Original = Error & { code?: string, statusCode?: number, errors?: unknown }
 
 /**

@@ -9,7 +9,7 @@ import { SCALARS } from './scalars.ts'
 import { camelCaseDocument, clientMessage } from './spelling.ts'
 import { checkComplexity, depthLimitRule } from './limits.ts'
 import { createBoundedPubSub } from './pubsub.ts'
-import { ERROR_CODES, assertDocument, formatErrors, userError } from './errors.ts'
+import { ERROR_CODES, assertDocument, formatErrors, userError, withCode } from './errors.ts'
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
@@ -76,7 +76,11 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context, id) => {
       validateSubscription(schema, document, options)
       const variables = subscriptions.takeVariables((context as unknown as { request: FastifyRequest }).request.raw, id)
-      checkComplexity(schema, document, variables, options.subscriptionMaxComplexity, 'Subscription')
+      try {
+        checkComplexity(schema, document, variables, options.subscriptionMaxComplexity, 'Subscription')
+      } catch (error) {
+        throw withCode(error) // a variable missing or of the wrong type
+      }
     })
     const stopFeed = feedSubscriptions(app.indexer, (event) => scope.graphql.pubsub.publish(event))
     scope.addHook('onClose', async () => stopFeed())

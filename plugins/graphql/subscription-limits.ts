@@ -26,8 +26,6 @@ export type SubscriptionLimitsOptions = { maxPerConnection: number, maxTotal: nu
 export type SubscriptionLimits = {
   /** The variables the subscription `id` of this connection was sent with, once: the hook's copy. */
   takeVariables (request: IncomingMessage, id: unknown): Record<string, unknown> | undefined
-  /** Live subscriptions on the instance. */
-  count (): number
 }
 
 type Connection = { live: Map<string, { variables?: Record<string, unknown> }> }
@@ -136,7 +134,6 @@ export function limitSubscriptions (server: WebSocketServer, { maxPerConnection,
       const variables = subscription?.variables
       if (subscription !== undefined) subscription.variables = undefined
       return variables
-    },
-    count: () => total
+    }
   }
 }

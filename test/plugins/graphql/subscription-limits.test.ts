@@ -166,7 +166,7 @@ for (const protocol of PROTOCOLS) {
   })
 }
 
-t.test('subscriptions without an id, with the id of a live one, or invalid', async (t) => {
+t.test('subscriptions without an id, with the id of a live one, invalid, or with bad variables', async (t) => {
   const server = await serve(t)
   const legacy = await connect(t, server, 'graphql-ws')
   legacy.send({ type: 'start', payload: { query: NEW_BLOCK } })
@@ -174,6 +174,11 @@ t.test('subscriptions without an id, with the id of a live one, or invalid', asy
   legacy.subscribe('1', 'subscription { new_block { no_such_field } }')
   t.match(await legacy.next(), { type: 'error', id: '1', payload: [{ message: 'Cannot query field "no_such_field" on type "Block".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] },
     'an invalid subscription is refused in the client\'s spelling')
+  legacy.subscribe('2', TOKEN_TRANSFERS, { hash: '0x12' })
+  t.match(await legacy.next(), { type: 'error', id: '2', payload: [{ message: /^Variable "\$hash" got invalid value "0x12"; Invalid AddressHash/, extensions: { code: 'BAD_USER_INPUT' } }] })
+  legacy.subscribe('3', TOKEN_TRANSFERS)
+  t.match(await legacy.next(), { type: 'error', id: '3', payload: [{ message: 'Variable "$hash" of required type "AddressHash!" was not provided.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] },
+    'a variable missing or malformed is refused with a code, as over HTTP')
   legacy.subscribe('1', NEW_BLOCK)
   t.same(await received(legacy), [])
   publish(server)
