@@ -43,6 +43,9 @@ export const VARIABLES: Record<string, VariableSpec> = {
   GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
   GRAPHQL_MAX_COMPLEXITY: { type: 'integer', default: 2500, minimum: 1, description: 'Highest GraphQL query cost accepted, counted as Blockscout counts it.' },
   GRAPHQL_SUBSCRIPTION_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Events a GraphQL subscription may have waiting to be sent; a subscriber further behind has its subscription ended.' },
+  GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY: { type: 'integer', default: 100, minimum: 1, description: 'Highest cost of a GraphQL subscription, which runs on every event it hears (counted as GRAPHQL_MAX_COMPLEXITY is).' },
+  GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: { type: 'integer', default: 20, minimum: 1, description: 'Live GraphQL subscriptions one WebSocket connection may hold; more are refused with an error message.' },
+  GRAPHQL_MAX_SUBSCRIPTIONS: { type: 'integer', default: 500, minimum: 1, description: 'Live GraphQL subscriptions on the instance, all connections together; more are refused with an error message.' },
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
@@ -81,6 +84,9 @@ export type Config = Readonly<{
     maxDepth: number
     maxComplexity: number
     subscriptionMaxQueued: number
+    subscriptionMaxComplexity: number
+    maxSubscriptionsPerConnection: number
+    maxSubscriptions: number
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
@@ -161,7 +167,10 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.GRAPHQL_ENABLED,
       maxDepth: v.GRAPHQL_MAX_DEPTH,
       maxComplexity: v.GRAPHQL_MAX_COMPLEXITY,
-      subscriptionMaxQueued: v.GRAPHQL_SUBSCRIPTION_MAX_QUEUED
+      subscriptionMaxQueued: v.GRAPHQL_SUBSCRIPTION_MAX_QUEUED,
+      subscriptionMaxComplexity: v.GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY,
+      maxSubscriptionsPerConnection: v.GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxSubscriptions: v.GRAPHQL_MAX_SUBSCRIPTIONS
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS

@@ -6,12 +6,14 @@
 import mercurius from 'mercurius'
 import { GraphQLError, Kind, type DocumentNode, type ExecutionResult } from 'graphql'
 import type { FastifyBaseLogger } from 'fastify'
+import { clientMessage } from './spelling.ts'
 
 export const ERROR_CODES = {
   PARSE: 'GRAPHQL_PARSE_FAILED',
   VALIDATION: 'GRAPHQL_VALIDATION_FAILED',
   TOO_DEEP: 'QUERY_TOO_DEEP',
   TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   NOT_FOUND: 'NOT_FOUND',
   INTERNAL: 'INTERNAL_SERVER_ERROR',
@@ -52,6 +54,17 @@ function codeOf (error: GraphQLError): string | undefined {
   return undefined
 }
 
+/**
+ * An error thrown in a subscription hook, with the code formatErrors would
+ * give it over HTTP: mercurius sends those as they are, unformatted.
+ */
+export function withCode (error: unknown): unknown {
+  if (!(error instanceof GraphQLError) || typeof error.extensions.code === 'string') return error
+  const code = codeOf(error)
+  if (code === undefined) return error
+  return new GraphQLError(error.message, { nodes: error.nodes, originalError: error.originalError, extensions: { ...error.extensions, code } })
+}
+
 type Original = Error & { code?: string, statusCode?: number, errors?: unknown }
 
 /**
@@ -83,7 +96,7 @@ export function formatErrors (execution: ExecutionResult, context: { reply?: { l
       log.error({ err: error.originalError ?? error, path: error.path }, 'GraphQL resolver failed')
       return new GraphQLError('Internal server error', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()
     }
-    return { ...error.toJSON(), extensions: { ...error.extensions, code } }
+    return { ...error.toJSON(), message: clientMessage(error), extensions: { ...error.extensions, code } }
   })
   return { statusCode, response: { data: execution.data ?? null, errors } }
 }

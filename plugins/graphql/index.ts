@@ -6,14 +6,15 @@ import { printSchema, specifiedRules, validate, type DocumentNode, type GraphQLS
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../core/config.ts'
 import { SCALARS } from './scalars.ts'
-import { camelCaseDocument } from './spelling.ts'
+import { camelCaseDocument, clientMessage } from './spelling.ts'
 import { checkComplexity, depthLimitRule } from './limits.ts'
 import { createBoundedPubSub } from './pubsub.ts'
-import { ERROR_CODES, assertDocument, formatErrors, userError } from './errors.ts'
+import { ERROR_CODES, assertDocument, formatErrors, userError, withCode } from './errors.ts'
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
 import { guardSubscriptionMessages, MAX_WEBSOCKET_MESSAGE_BYTES } from './websocket-messages.ts'
+import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { feedSubscriptions } from './feed.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
@@ -65,12 +66,21 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     // Registered here rather than by mercurius (which then uses it) so that its server is in reach.
     await scope.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
     guardSubscriptionMessages(scope.websocketServer)
+    const subscriptions = limitSubscriptions(scope.websocketServer, {
+      maxPerConnection: options.maxSubscriptionsPerConnection, maxTotal: options.maxSubscriptions, log: app.log
+    })
     await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }) } })
     limits(scope)
-    // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here.
-    scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context) => {
+    // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here, with
+    // the variables it does not pass (kept by subscription-limits.ts) and a subscription's own cost limit.
+    scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context, id) => {
       validateSubscription(schema, document, options)
-      checkComplexity(schema, document, (context as { variables?: Record<string, unknown> }).variables, options.maxComplexity)
+      const variables = subscriptions.takeVariables((context as unknown as { request: FastifyRequest }).request.raw, id)
+      try {
+        checkComplexity(schema, document, variables, options.subscriptionMaxComplexity, 'Subscription')
+      } catch (error) {
+        throw withCode(error) // a variable missing or of the wrong type
+      }
     })
     const stopFeed = feedSubscriptions(app.indexer, (event) => scope.graphql.pubsub.publish(event))
     scope.addHook('onClose', async () => stopFeed())
@@ -88,7 +98,7 @@ function validateSubscription (schema: GraphQLSchema, document: DocumentNode, op
   assertDocument(document)
   camelCaseDocument(document)
   const errors = validate(schema, document, [...specifiedRules, depthLimitRule(options.maxDepth)])
-  if (errors.length > 0) throw userError(errors.map((e) => e.message).join('; '), ERROR_CODES.VALIDATION)
+  if (errors.length > 0) throw userError(errors.map(clientMessage).join('; '), ERROR_CODES.VALIDATION)
 }
 
 export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })

@@ -48,10 +48,10 @@ function costOf (schema: GraphQLSchema, document: DocumentNode, variables: Recor
   return cost
 }
 
-/** Throws the error to answer when the operation costs more than `maxComplexity`. */
-export function checkComplexity (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, maxComplexity: number): void {
+/** Throws the error to answer when the operation (or the subscription, which runs on every event) costs more than `maxComplexity`. */
+export function checkComplexity (schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, maxComplexity: number, what: 'Operation' | 'Subscription' = 'Operation'): void {
   const complexity = costOf(schema, document, variables ?? {})
   if (complexity > maxComplexity) {
-    throw userError(`Operation is too complex: complexity is ${complexity} and maximum is ${maxComplexity}`, ERROR_CODES.TOO_COMPLEX)
+    throw userError(`${what} is too complex: complexity is ${complexity} and maximum is ${maxComplexity}`, ERROR_CODES.TOO_COMPLEX)
   }
 }

@@ -1,7 +1,10 @@
 // A GraphQL client for tests: queries over HTTP (inject) and subscriptions
-// over a real WebSocket speaking graphql-transport-ws.
+// over a real WebSocket speaking graphql-transport-ws (or, at the message
+// level, either subscription protocol).
 import type { FastifyInstance } from 'fastify'
+import { once } from 'node:events'
 import { WebSocket } from 'undici'
+import WsSocket from 'ws'
 
 export type GraphqlAnswer = { status: number, body: { data?: any, errors?: Array<{ message: string, extensions?: { code?: string } }> } }
 
@@ -45,4 +48,33 @@ export async function subscribeGraphql (wsUrl: string, query: string): Promise<S
     },
     close: () => socket.close()
   }
+}
+
+export type WsMessage = { type: string, id?: string, payload?: any }
+export type SubscriptionSocket = { socket: WsSocket, send (message: unknown): void, next (timeoutMs?: number): Promise<WsMessage>, closed: Promise<number> }
+
+/** A WebSocket speaking `protocol` whose messages are read in order; `connection_init` is for the test to send. */
+export async function openSubscriptionSocket (wsUrl: string, protocol: 'graphql-transport-ws' | 'graphql-ws' = 'graphql-transport-ws'): Promise<SubscriptionSocket> {
+  const socket = new WsSocket(wsUrl, protocol)
+  const queue: WsMessage[] = []
+  const waiting: Array<(m: WsMessage) => void> = []
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as WsMessage
+    const waiter = waiting.shift()
+    if (waiter === undefined) queue.push(message)
+    else waiter(message)
+  })
+  const closed = new Promise<number>((resolve) => socket.once('close', resolve))
+  await once(socket, 'open')
+  const next = async (timeoutMs = 2000): Promise<WsMessage> => await new Promise((resolve, reject) => {
+    const queued = queue.shift()
+    if (queued !== undefined) return resolve(queued)
+    const waiter = (m: WsMessage): void => { clearTimeout(timer); resolve(m) }
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(waiter), 1) // the next message is not lost to a waiter gone
+      reject(new Error(`no answer within ${timeoutMs} ms (socket ${socket.readyState === WsSocket.OPEN ? 'open' : 'closed'})`))
+    }, timeoutMs)
+    waiting.push(waiter)
+  })
+  return { socket, send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)), next, closed }
 }

@@ -14,20 +14,33 @@ import { fromGlobalId } from './node.ts'
 
 const HASH = /^0x[0-9a-f]{64}$/i
 
-async function findNode (db: Knex, id: string): Promise<object | undefined> {
+/** Blockscout's answers for a well-formed id of a known type that names nothing stored. */
+const NODE_NOT_FOUND = {
+  Transaction: 'Transaction not found.',
+  InternalTransaction: 'Internal transaction not found.',
+  TokenTransfer: 'Token transfer not found.'
+} as const
+
+/** How to look up what a global id names, or undefined when it is no id of a known type ("Unknown node"). */
+function nodeLookup (db: Knex, id: string): { type: keyof typeof NODE_NOT_FOUND, find: () => Promise<object | undefined> } | undefined {
   const global = fromGlobalId(id)
-  if (global?.type === 'Transaction' && HASH.test(global.local)) return (await findTransactionsByHash(db, [global.local]))[0]
+  if (global?.type === 'Transaction' && HASH.test(global.local)) {
+    return { type: 'Transaction', find: async () => (await findTransactionsByHash(db, [global.local]))[0] }
+  }
   let local: { index?: unknown, log_index?: unknown, batch_index?: unknown, transaction_hash?: unknown }
   try {
     local = JSON.parse(global?.local ?? '')
   } catch {
     return undefined
   }
-  const hash = typeof local.transaction_hash === 'string' && HASH.test(local.transaction_hash) ? local.transaction_hash : undefined
+  const hash = typeof local?.transaction_hash === 'string' && HASH.test(local.transaction_hash) ? local.transaction_hash : undefined
   if (hash === undefined) return undefined
-  if (global!.type === 'InternalTransaction' && Number.isSafeInteger(local.index)) return await findInternalTransaction(db, hash, local.index as number)
-  if (global!.type === 'TokenTransfer' && Number.isSafeInteger(local.log_index)) {
-    return await findTokenTransfer(db, hash, local.log_index as number, Number.isSafeInteger(local.batch_index) ? local.batch_index as number : 0)
+  const { index, log_index: logIndex, batch_index: batchIndex } = local
+  if (global!.type === 'InternalTransaction' && Number.isSafeInteger(index)) {
+    return { type: 'InternalTransaction', find: async () => await findInternalTransaction(db, hash, index as number) }
+  }
+  if (global!.type === 'TokenTransfer' && Number.isSafeInteger(logIndex)) {
+    return { type: 'TokenTransfer', find: async () => await findTokenTransfer(db, hash, logIndex as number, Number.isSafeInteger(batchIndex) ? batchIndex as number : 0) }
   }
   return undefined
 }
@@ -36,7 +49,9 @@ export function createQueryResolvers (db: Knex) {
   return {
     Query: {
       async node (_root: unknown, { id }: { id: string }) {
-        return await findNode(db, id) ?? notFound('Unknown node')
+        const lookup = nodeLookup(db, id)
+        if (lookup === undefined) return notFound('Unknown node')
+        return await lookup.find() ?? notFound(NODE_NOT_FOUND[lookup.type])
       },
       async address (_root: unknown, { hash }: { hash: string }, _context: unknown, info: GraphQLResolveInfo) {
         const ahead = transactionsLookahead(info)

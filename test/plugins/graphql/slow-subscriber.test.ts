@@ -12,9 +12,10 @@ import pino from 'pino'
 import WebSocket from 'ws'
 import { loadConfig } from '../../../core/config.ts'
 import { openDatabase } from '../../../core/db/index.ts'
-import type { BlockRows, Hex } from '../../../core/indexer/types.ts'
+import type { Hex } from '../../../core/indexer/types.ts'
 import { startApiServer } from '../../../scripts/bench/graphql/server.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { committedBlock } from '../../support/committed-blocks.ts'
 
 const MAX_QUEUED = 100
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
@@ -23,59 +24,10 @@ const config = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.', GRA
 const server = await startApiServer(database, config.graphql)
 t.teardown(async () => await server.close())
 
-const hash = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}`
 // 8 KiB of calldata a transaction: enough messages to fill the kernel's socket buffers quickly.
 const INPUT: Hex = `0x${'ab'.repeat(8192)}`
 const TRANSACTIONS_PER_BLOCK = 60
-const transactionRow = (n: number, index: number) => ({
-  hash: hash(n * 1000 + index),
-  block_number: n,
-  transaction_index: index,
-  from: `0x${'22'.repeat(20)}` as Hex,
-  to: `0x${'33'.repeat(20)}` as Hex,
-  value: '1',
-  gas: '21000',
-  gas_price: '7',
-  max_fee_per_gas: null,
-  max_priority_fee_per_gas: null,
-  type: 0,
-  nonce: String(index),
-  input: INPUT,
-  status: 1,
-  gas_used: '21000',
-  cumulative_gas_used: '21000',
-  effective_gas_price: '7',
-  created_contract: null,
-  error: null,
-  revert_reason: null,
-  has_token_transfers: false
-})
-const blockRows = (n: number): BlockRows => ({
-  block: {
-    number: n,
-    hash: hash(n),
-    parent_hash: hash(n - 1),
-    timestamp: 1_700_000_000 + n,
-    miner: `0x${'00'.repeat(20)}` as Hex,
-    signer: `0x${'11'.repeat(20)}` as Hex,
-    gas_limit: '30000000',
-    gas_used: '21000',
-    base_fee_per_gas: '7',
-    size: 600,
-    nonce: '0x0000000000000000',
-    difficulty: '2',
-    total_difficulty: String(2 * n + 1),
-    extra_data: '0x',
-    transaction_count: TRANSACTIONS_PER_BLOCK,
-    internal_transaction_count: 0
-  },
-  transactions: Array.from({ length: TRANSACTIONS_PER_BLOCK }, (_, i) => transactionRow(n, i)),
-  logs: [],
-  internalTransactions: [],
-  tokenTransfers: [],
-  state: { coinBalances: [], contracts: [] },
-  tokens: []
-})
+const blockRows = (n: number) => committedBlock(n, { transactions: TRANSACTIONS_PER_BLOCK, input: INPUT })
 
 type Client = { socket: WebSocket, next: number, completed: boolean }
 

@@ -3,13 +3,13 @@
 // made mercurius throw (logged as a server error, the socket dropped without a
 // word). PostgreSQL, HTTP and the WebSocket are real; no node is needed.
 import t from 'tap'
-import { once } from 'node:events'
 import pino from 'pino'
 import WebSocket from 'ws'
 import { loadConfig } from '../../../core/config.ts'
 import { openDatabase } from '../../../core/db/index.ts'
 import { startApiServer } from '../../../scripts/bench/graphql/server.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { openSubscriptionSocket } from '../../support/graphql.ts'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
@@ -17,28 +17,7 @@ const config = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.' })
 const server = await startApiServer(database, config.graphql)
 t.teardown(async () => await server.close())
 
-type Message = { type: string, id?: string, payload?: unknown }
-
-/** A graphql-transport-ws connection whose answers are read in order. */
-async function connect (): Promise<{ socket: WebSocket, next (): Promise<Message> }> {
-  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/api/v2/graphql`, 'graphql-transport-ws')
-  const queue: Message[] = []
-  const waiting: Array<(m: Message) => void> = []
-  socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as Message
-    const waiter = waiting.shift()
-    if (waiter === undefined) queue.push(message)
-    else waiter(message)
-  })
-  await once(socket, 'open')
-  const next = async (): Promise<Message> => await new Promise((resolve, reject) => {
-    const queued = queue.shift()
-    if (queued !== undefined) return resolve(queued)
-    const timer = setTimeout(() => reject(new Error(`no answer within 2 s (socket ${socket.readyState === WebSocket.OPEN ? 'open' : 'closed'})`)), 2000)
-    waiting.push((m) => { clearTimeout(timer); resolve(m) })
-  })
-  return { socket, next }
-}
+const connect = async () => await openSubscriptionSocket(`${server.url.replace('http', 'ws')}/api/v2/graphql`)
 
 t.test('messages that are JSON but no protocol message are answered with an error; the connection stays open', async (t) => {
   const client = await connect()
