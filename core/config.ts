@@ -45,7 +45,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   GRAPHQL_SUBSCRIPTION_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Events a GraphQL subscription may have waiting to be sent; a subscriber further behind has its subscription ended.' },
   GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY: { type: 'integer', default: 100, minimum: 1, description: 'Highest cost of a GraphQL subscription, which runs on every event it hears (counted as GRAPHQL_MAX_COMPLEXITY is).' },
   GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: { type: 'integer', default: 20, minimum: 1, description: 'Live GraphQL subscriptions one WebSocket connection may hold; more are refused with an error message.' },
-  GRAPHQL_MAX_SUBSCRIPTIONS: { type: 'integer', default: 500, minimum: 1, description: 'Live GraphQL subscriptions on the instance, all connections together; more are refused with an error message.' },
+  GRAPHQL_MAX_SUBSCRIPTIONS: { type: 'integer', default: 200, minimum: 1, description: 'Live GraphQL subscriptions on the instance, all connections together; more are refused with an error message.' },
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },

@@ -22,6 +22,40 @@ import { connectionKey, prefetchedPage } from './prefetched.ts'
 type Query<Obj> = { obj: Obj, params: Record<string, unknown>, info?: SelectionInfo }
 type Loader<Obj> = (queries: Array<Query<Obj>>, context: object) => Promise<unknown[]>
 
+/**
+ * Every subscriber of an event resolves its fields from the same published
+ * row objects (and nested rows loaded through here), each in its own
+ * execution: a lookup made for a parent object is answered by the first one
+ * made for that object with the same `key` (arguments, selection), so a
+ * hundred subscribers of a transaction read its sender once, not a hundred
+ * times. Rows of an HTTP request are its own objects: there this merges only
+ * repeats. What is kept goes with the parent object.
+ */
+function sharedByParent<Obj> (loader: Loader<Obj>, keyOf: (query: Query<Obj>) => string = () => ''): Loader<Obj> {
+  const made = new WeakMap<object, Map<string, Promise<unknown>>>()
+  return async (queries, context) => {
+    const missing: Array<Query<Obj>> = []
+    const settle: Array<(batch: Promise<unknown[]>) => void> = []
+    const results = queries.map((query) => {
+      const parent = query.obj as object
+      const key = keyOf(query)
+      const known = made.get(parent) ?? made.set(parent, new Map()).get(parent)!
+      let result = known.get(key)
+      if (result === undefined) {
+        const j = missing.push(query) - 1
+        result = new Promise((resolve, reject) => settle.push((batch) => { batch.then((all) => resolve(all[j]), reject) }))
+        known.set(key, result)
+      }
+      return result
+    })
+    if (missing.length > 0) {
+      const batch = loader(missing, context)
+      for (const s of settle) s(batch)
+    }
+    return await Promise.all(results)
+  }
+}
+
 /** `columns`: the key columns a cursor holds, in order. */
 export type ConnectionSpec<Row> = ConnectionKind<Row> & { columns: readonly string[] }
 
@@ -47,7 +81,7 @@ export function pageFor (spec: ConnectionSpec<any>, args: ConnectionArgs): Keyse
 export function connectionLoader<Obj, Row, Selection = undefined> (spec: ConnectionSpec<Row>, parentKey: (obj: Obj) => string,
   list: (parents: string[], page: KeysetPage, selection: Selection) => Promise<Array<PageRows<Row>>>,
   selectionOf: (info: SelectionInfo | undefined) => Selection = () => undefined as Selection): Loader<Obj> {
-  return async (queries) => {
+  return sharedByParent(async (queries) => {
     const results: unknown[] = new Array(queries.length)
     const groups = new Map<string, { page: KeysetPage, selection: Selection, indexes: number[] }>()
     queries.forEach(({ obj, params, info }, i) => {
@@ -71,18 +105,18 @@ export function connectionLoader<Obj, Row, Selection = undefined> (spec: Connect
       indexes.forEach((queryIndex, j) => { results[queryIndex] = toConnection(page, pages[j]!, spec) })
     }
     return results
-  }
+  }, ({ params, info }) => JSON.stringify([params, selectionOf(info)]))
 }
 
 /** A to-one edge by key; a null key answers null without a lookup. */
 function byKey<Obj, Key, Row> (keyOf: (obj: Obj) => Key | null, find: (keys: Key[]) => Promise<Array<Row | undefined>>): Loader<Obj> {
-  return async (queries) => {
+  return sharedByParent(async (queries) => {
     const keys = queries.map((q) => keyOf(q.obj))
     const wanted = keys.filter((k): k is Key => k !== null)
     const found = wanted.length === 0 ? [] : await find(wanted)
     let next = 0
     return keys.map((k) => k === null ? null : found[next++] ?? null)
-  }
+  })
 }
 
 type RpcSignature = { r: string, s: string, v: string }
@@ -90,7 +124,7 @@ type RpcSignature = { r: string, s: string, v: string }
 /** r, s and v from the node (the index does not keep signatures), one JSON-RPC batch per request tick. */
 function signatureLoader (rpc: RpcClient, part: keyof RpcSignature): Loader<GraphqlTransaction> {
   const batches = new WeakMap<object, Map<string, Promise<RpcSignature | null>>>()
-  return async (queries, context) => {
+  return sharedByParent(async (queries, context) => {
     const reply = (context as { reply?: object }).reply ?? context
     const known = batches.get(reply) ?? batches.set(reply, new Map()).get(reply)!
     const missing = [...new Set(queries.map((q) => q.obj.hash))].filter((h) => !known.has(h))
@@ -102,7 +136,7 @@ function signatureLoader (rpc: RpcClient, part: keyof RpcSignature): Loader<Grap
       const signature = await known.get(q.obj.hash)!
       return signature === null ? null : BigInt(signature[part]).toString()
     }))
-  }
+  })
 }
 
 export function createLoaders (db: Knex, rpc: RpcClient) {

@@ -13,7 +13,9 @@ import { openDatabase } from '../../../core/db/index.ts'
 import type { Hex } from '../../../core/indexer/types.ts'
 import { startApiServer, type ApiServer } from '../../../scripts/bench/graphql/server.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { committedBlock } from '../../support/committed-blocks.ts'
+import { committedBlock, SENDER } from '../../support/committed-blocks.ts'
+import { captureStatements } from '../../support/statements.ts'
+import { storeBlocks } from '../../../core/indexer/store.ts'
 import { openSubscriptionSocket, type SubscriptionSocket, type WsMessage } from '../../support/graphql.ts'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
@@ -23,14 +25,15 @@ const PER_CONNECTION = 3
 const TOTAL = 5
 const MAX_COMPLEXITY = 20
 
-async function serve (t: Tap): Promise<ApiServer> {
+async function serve (t: Tap, env: Record<string, string> = {}): Promise<ApiServer> {
   const config = loadConfig({
     ...process.env,
     GETH_RPC_URL: '',
     DATA_DIR: '.',
     GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: String(PER_CONNECTION),
     GRAPHQL_MAX_SUBSCRIPTIONS: String(TOTAL),
-    GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY: String(MAX_COMPLEXITY)
+    GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY: String(MAX_COMPLEXITY),
+    ...env
   })
   const server = await startApiServer(database, config.graphql)
   t.teardown(async () => await server.close())
@@ -188,4 +191,23 @@ t.test('subscriptions without an id, with the id of a live one, invalid, or with
   client.subscribe('1', NEW_BLOCK)
   client.subscribe('1', NEW_BLOCK)
   t.equal(await client.closed, 4409, 'graphql-transport-ws: a second subscribe with a live id closes the connection with 4409')
+})
+
+t.test('the subscribers of one event share its database reads', async (t) => {
+  const server = await serve(t, { GRAPHQL_MAX_SUBSCRIPTIONS_PER_CONNECTION: '20', GRAPHQL_MAX_SUBSCRIPTIONS: '20', GRAPHQL_SUBSCRIPTION_MAX_COMPLEXITY: '100' })
+  // The sender's earlier transactions, stored (here after every test that wants the sender unknown).
+  await storeBlocks(database.knex, [1, 2].map((n) => ({ ...committedBlock(n), logs: [], internalTransactions: [], state: { coinBalances: [{ address: SENDER, block_number: n, value: '1' }], contracts: [] }, tokens: [] })))
+  const client = await connect(t, server, 'graphql-transport-ws')
+  const SUBSCRIBERS = 20
+  const query = 'subscription { newTransaction { hash block { number } fromAddress { hash transactions(first: 2) { edges { node { blockNumber } } } } } }'
+  for (let i = 0; i < SUBSCRIBERS; i++) client.subscribe(String(i), query)
+  t.same(await received(client), [])
+  const { result: messages, texts } = await captureStatements(async () => {
+    server.app.indexer.emit('blocks', [committedBlock(2)]) // as if block 2 had just been committed
+    return await received(client, 1000)
+  })
+  t.equal(messages.length, SUBSCRIBERS, 'every subscriber hears the transaction')
+  t.ok(messages.every((m) => JSON.stringify(m.payload) === JSON.stringify(messages[0]!.payload)), 'with the same answer')
+  t.same(messages[0]!.payload.data.newTransaction.fromAddress, { hash: SENDER, transactions: { edges: [{ node: { blockNumber: 2 } }, { node: { blockNumber: 1 } }] } })
+  t.equal(texts.length, 3, `one statement for the block, one for the sender, one for its page, not one each per subscriber: ${texts.length}`)
 })
