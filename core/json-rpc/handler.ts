@@ -41,12 +41,12 @@ export const MAX_PARAMS_DEPTH = 16
 /** Methods the gateway answers itself or checks around forwarding; every other one passes through untouched. */
 const NOT_FORWARDED_AS_IS = new Set(['eth_getLogs', 'eth_newFilter', 'eth_getFilterLogs', 'eth_getFilterChanges', 'eth_uninstallFilter',
   'eth_sendTransaction', 'eth_chainId', 'net_version'])
-/** What Geth answers to a single notification: HTTP 200 and nothing in the body. */
-const NO_ANSWER: JsonRpcReply = { status: 200, body: undefined }
 
 const HTTP_OK = 200
 const HTTP_NO_CONTENT = 204
 const HTTP_SERVICE_UNAVAILABLE = 503
+/** What Geth answers to a single notification: HTTP 200 and nothing in the body. */
+const NO_ANSWER: JsonRpcReply = { status: HTTP_OK, body: undefined }
 
 export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler {
   const batcher = createRpcBatcher(o.rpc)
