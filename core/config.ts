@@ -22,6 +22,8 @@ type VariableSpec = {
 export const VARIABLES: Record<string, VariableSpec> = {
   HOST: { type: 'string', default: '127.0.0.1', description: 'Address the HTTP server listens on.' },
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
+  HTTP_REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a client may take to send a whole request, headers and body; a slower one gets 408 and its connection closed. A WebSocket is not limited once upgraded.' },
+  HTTP_MAX_CONNECTIONS: { type: 'integer', default: 1000, minimum: 1, description: 'Most client connections (WebSockets included) open at once; further ones are closed as they come, so clients cannot take the file descriptors Geth and PostgreSQL need.' },
   DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', description: 'External PostgreSQL; unset starts embedded PostgreSQL in DATA_DIR/postgres.' },
   DATABASE_POOL_MAX: { type: 'integer', default: 10, minimum: 1, maximum: 1000, description: 'Connections each of the gateway\'s two database pools may open (knex\'s and the prepared statements\'): an instance holds up to twice this many.' },
@@ -55,6 +57,10 @@ export const VARIABLES: Record<string, VariableSpec> = {
 export type Config = Readonly<{
   host: string
   port: number
+  http: Readonly<{
+    requestTimeoutMs: number
+    maxConnections: number
+  }>
   dataDir: string
   databaseUrl: string | undefined
   databasePoolMax: number
@@ -140,6 +146,10 @@ export function loadConfig (env: Env = process.env): Config {
   return deepFreeze({
     host: v.HOST,
     port: v.PORT,
+    http: {
+      requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
+      maxConnections: v.HTTP_MAX_CONNECTIONS
+    },
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: str('DATABASE_URL'),
     databasePoolMax: v.DATABASE_POOL_MAX,

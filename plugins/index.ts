@@ -1,4 +1,5 @@
 // buildApp(config): the one Fastify instance, with its plugins in boot order.
+import { STATUS_CODES } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import type pino from 'pino'
 import type { Config } from '../core/config.ts'
@@ -22,6 +23,11 @@ export type BuildAppOptions = {
   resources?: AppResources
 }
 
+/** Node's own limit on receiving the headers, kept unless the whole request must come sooner. */
+const HEADERS_TIMEOUT_MS = 60_000
+/** Node looks for requests past their time every 30 s by default; more often when the limit is short. */
+const MAX_TIMEOUT_CHECK_INTERVAL_MS = 30_000
+
 /** Prepares the database and the node (however long that takes), then builds the app over them. */
 export async function buildApp (config: Config, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger({ level: config.logLevel })
@@ -40,10 +46,18 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    // Fastify turns Node's request timeout off; a client trickling a body would hold its socket for good.
+    requestTimeout: config.http.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.http.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.ceil(config.http.requestTimeoutMs / 4))
+    },
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
     childLoggerFactory: (parent) => parent
   })
+  // Node closes connections beyond this at once, before any byte is read.
+  app.server.maxConnections = config.http.maxConnections
   // Checked first: building the log record costs more than a proxied eth_blockNumber.
   if (logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
@@ -56,7 +70,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
       request.log.error({ err: error, reqId: request.id }, 'request failed')
       return await reply.code(500).send({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' })
     }
-    return await reply.code(status).send({ statusCode: status, code: error.code, error: error.name, message: error.message })
+    return await reply.code(status).send({ statusCode: status, code: error.code, error: STATUS_CODES[status] ?? 'Error', message: error.message })
   })
   app.setNotFoundHandler(async (request, reply) => {
     const error = new RouteNotFoundError(request.method, request.url.split('?')[0]!.slice(0, 200))

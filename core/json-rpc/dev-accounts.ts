@@ -1,9 +1,11 @@
 // eth_sendTransaction is never forwarded: Geth's unlocked signer would sign
 // anything. The gateway signs itself, only for keys the operator gave it.
 import { readFile } from 'node:fs/promises'
-import { JsonRpcProvider, Wallet, type TransactionRequest } from 'ethers'
+import { Wallet, type TransactionRequest } from 'ethers'
 import { DevAccountsInvalidError } from '../errors.ts'
+import type { RpcClient } from '../rpc/client.ts'
 import { JsonRpcError } from './errors.ts'
+import { GatewayProvider, unavailableCause } from './gateway-provider.ts'
 
 export type DevAccounts = {
   /** Checksummed addresses the gateway can sign for. */
@@ -12,12 +14,11 @@ export type DevAccounts = {
   close (): void
 }
 
-export type DevAccountsOptions = { file: string | undefined, rpcUrl: string, chainId: number }
+export type DevAccountsOptions = { file: string | undefined, rpc: RpcClient, chainId: number }
 
-export async function loadDevAccounts ({ file, rpcUrl, chainId }: DevAccountsOptions): Promise<DevAccounts> {
+export async function loadDevAccounts ({ file, rpc, chainId }: DevAccountsOptions): Promise<DevAccounts> {
   const keys = file === undefined ? [] : await readKeys(file)
-  // cacheTimeout -1: ethers would otherwise reuse a pending nonce it read up to 250 ms ago.
-  const provider = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 })
+  const provider = new GatewayProvider(rpc, chainId)
   const wallets = new Map(keys.map((key) => {
     const wallet = new Wallet(key, provider)
     return [wallet.address.toLowerCase(), wallet]
@@ -48,6 +49,9 @@ async function signAndSend (wallet: Wallet, tx: Record<string, string>): Promise
     const response = await wallet.sendTransaction(toTransactionRequest(tx))
     return response.hash
   } catch (err) {
+    // The node did not answer: the handler's -32603 (HTTP 503), as for any other method.
+    const unavailable = unavailableCause(err)
+    if (unavailable !== undefined) throw unavailable
     // ethers keeps the node's own JSON-RPC error (insufficient funds, nonce too low...).
     const nodeError = (err as { info?: { error?: { code?: number, message?: string } } }).info?.error
     if (typeof nodeError?.code === 'number') throw new JsonRpcError({ code: nodeError.code, message: nodeError.message ?? 'transaction rejected' })

@@ -6,8 +6,10 @@ import type { RpcClient } from '../rpc/client.ts'
 import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
 import { JSON_RPC_ERRORS, JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
 import { isAllowedMethod, isJoinable, validateParams } from './methods.ts'
+import { isNestedDeeperThan } from './params.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
+import { createLogFilters, type LogFilters } from './log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 
 export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
@@ -27,14 +29,29 @@ export type JsonRpcHandler = { handle (text: string): Promise<JsonRpcReply> }
 
 /** A checked request: ready to answer. `id` undefined means a notification. */
 type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
+/** A request refused before it was served; `id` undefined: a notification, which gets no answer. */
+type Refusal = { id: JsonRpcId | undefined, error: JsonRpcError }
+
+/**
+ * Deepest nesting of arrays and objects in `params` (the array itself is one
+ * level). The deepest real param, a call's access list, needs 5; serialising
+ * thousands of levels would overflow the stack.
+ */
+export const MAX_PARAMS_DEPTH = 16
+/** Methods the gateway answers itself or checks around forwarding; every other one passes through untouched. */
+const NOT_FORWARDED_AS_IS = new Set(['eth_getLogs', 'eth_newFilter', 'eth_getFilterLogs', 'eth_getFilterChanges', 'eth_uninstallFilter',
+  'eth_sendTransaction', 'eth_chainId', 'net_version'])
 
 const HTTP_OK = 200
 const HTTP_NO_CONTENT = 204
 const HTTP_SERVICE_UNAVAILABLE = 503
+/** What Geth answers to a single notification: HTTP 200 and nothing in the body. */
+const NO_ANSWER: JsonRpcReply = { status: HTTP_OK, body: undefined }
 
 export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler {
   const batcher = createRpcBatcher(o.rpc)
   const logLimits = createLogLimits({ rpc: o.rpc, maxLogRange: o.limits.maxLogRange, maxLogResults: o.limits.maxLogResults })
+  const logFilters = createLogFilters()
   // Answered here: the gateway checked Geth's chain ID at start, and wallets ask often.
   const local: Record<string, () => unknown> = {
     eth_chainId: () => '0x' + o.chainId.toString(16),
@@ -60,7 +77,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
 
   async function handleSingle (item: unknown): Promise<JsonRpcReply> {
     const checked = checkRequest(item)
-    if (checked instanceof JsonRpcError) return reply(HTTP_OK, errorResponse(idOf(item), checked))
+    if ('error' in checked) return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
     const call = checked
     let answer: JsonRpcResponse | undefined
     try {
@@ -72,14 +89,14 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         // The node's answer passes through untouched.
         const { status, body } = await o.rpc.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }))
         if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
-        return call.id === undefined ? { status: HTTP_NO_CONTENT, body: undefined } : { status: HTTP_OK, body }
+        return call.id === undefined ? NO_ANSWER : { status: HTTP_OK, body }
       } else {
         [answer] = await answerCalls([call])
       }
     } catch (err) {
       answer = failed(call, toJsonRpcError(err, o.log))
     }
-    if (call.id === undefined || answer === undefined) return { status: HTTP_NO_CONTENT, body: undefined }
+    if (call.id === undefined || answer === undefined) return NO_ANSWER
     // A single request the node could not serve is a 503, so load balancers and retries see it.
     const unavailable = 'error' in answer && answer.error.code === JSON_RPC_ERRORS.INTERNAL_ERROR.code
     return reply(unavailable ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK, answer)
@@ -88,7 +105,8 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   async function handleBatch (items: unknown[]): Promise<JsonRpcResponse[]> {
     const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
       const checked = checkRequest(item)
-      return checked instanceof JsonRpcError ? errorResponse(idOf(item), checked) : checked
+      if (!('error' in checked)) return checked
+      return checked.id === undefined ? undefined : errorResponse(checked.id, checked.error)
     })
     const calls = slots.filter((s): s is Call => s !== undefined && 'method' in s)
     const answers = await answerCalls(calls)
@@ -104,7 +122,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
       try {
         if (call.method in local) return done(call, local[call.method]!())
         if (call.method === 'eth_sendTransaction') return done(call, await o.devAccounts.sendTransaction(call.params[0] as Record<string, string>))
-        if (call.method === 'eth_getLogs' || call.method === 'eth_newFilter') await logLimits.checkRange(call.params[0] as Record<string, unknown>)
+        await checkBeforeForwarding(call)
         return call
       } catch (err) {
         return failed(call, toJsonRpcError(err, o.log))
@@ -113,6 +131,21 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     const toForward = answers.filter((a): a is Call => a !== undefined && 'method' in a)
     const forwarded = await forward(toForward)
     return answers.map((a) => a !== undefined && 'method' in a ? forwarded.get(a) : a)
+  }
+
+  /** The log limits a call must meet before it reaches the node. */
+  async function checkBeforeForwarding (call: Call): Promise<void> {
+    if (call.method === 'eth_getLogs') await logLimits.checkRange(call.params[0] as Record<string, unknown>)
+    if (call.method === 'eth_newFilter') {
+      logFilters.assertRoom()
+      await logLimits.checkRange(call.params[0] as Record<string, unknown>)
+    }
+    if (call.method === 'eth_getFilterLogs' || call.method === 'eth_getFilterChanges') {
+      // Checked again each time: a filter without toBlock spans more blocks as the head moves.
+      const criteria = logFilters.criteriaOf(call.params[0] as string)
+      if (criteria !== undefined) await logLimits.checkRange(criteria)
+    }
+    if (call.method === 'eth_uninstallFilter') logFilters.forget(call.params[0] as string)
   }
 
   async function forward (calls: Call[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
@@ -129,9 +162,8 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     }
     for (const [i, c] of calls.entries()) {
       const answer = answers[i]!
-      if (c.id === undefined) results.set(c, undefined)
-      else if (answer.error !== undefined) results.set(c, { jsonrpc: '2.0', id: c.id, error: answer.error })
-      else results.set(c, checkResult(c, answer.result, logLimits))
+      if (answer.error !== undefined) results.set(c, c.id === undefined ? undefined : { jsonrpc: '2.0', id: c.id, error: answer.error })
+      else results.set(c, checkResult(c, answer.result, logLimits, logFilters))
     }
     return results
   }
@@ -140,35 +172,39 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
 }
 
 function isForwardedAsIs (call: Call): boolean {
-  return call.method !== 'eth_getLogs' && call.method !== 'eth_newFilter' && call.method !== 'eth_sendTransaction' &&
-    call.method !== 'eth_chainId' && call.method !== 'net_version'
+  return !NOT_FORWARDED_AS_IS.has(call.method)
 }
 
-function checkResult (call: Call, result: unknown, logLimits: LogLimits): JsonRpcResponse {
-  if (call.method === 'eth_getLogs') {
-    const error = logLimits.checkResults(result)
-    if (error) return failed(call, error)!
-  }
-  return done(call, result)!
+/** The node's answer to a forwarded call, held to the log limits; a new log filter is remembered. Undefined for a notification. */
+function checkResult (call: Call, result: unknown, logLimits: LogLimits, logFilters: LogFilters): JsonRpcResponse | undefined {
+  if (call.method === 'eth_newFilter' && typeof result === 'string') logFilters.remember(result, call.params[0] as Record<string, unknown>)
+  const servesLogs = call.method === 'eth_getLogs' ||
+    ((call.method === 'eth_getFilterLogs' || call.method === 'eth_getFilterChanges') && logFilters.criteriaOf(call.params[0] as string) !== undefined)
+  const error = servesLogs ? logLimits.checkResults(result) : undefined
+  return error === undefined ? done(call, result) : failed(call, error)
 }
 
-/** Checks the JSON-RPC envelope, the method and its params. */
-function checkRequest (item: unknown): Call | JsonRpcError {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return new JsonRpcError('INVALID_REQUEST', 'a request must be an object')
+/**
+ * Checks the JSON-RPC envelope, the method and its params. A request that is
+ * not JSON-RPC is answered with what can be read of its id (JSON-RPC 2.0);
+ * past the envelope, a notification is refused without an answer, as Geth does.
+ */
+function checkRequest (item: unknown): Call | Refusal {
+  const invalid = (reason: string): Refusal => ({ id: idOf(item), error: new JsonRpcError('INVALID_REQUEST', reason) })
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return invalid('a request must be an object')
   const r = item as Record<string, unknown>
-  if (r.jsonrpc !== '2.0') return new JsonRpcError('INVALID_REQUEST', 'jsonrpc must be "2.0"')
-  if (typeof r.method !== 'string') return new JsonRpcError('INVALID_REQUEST', 'method must be a string')
-  if ('id' in r && r.id !== null && typeof r.id !== 'string' && typeof r.id !== 'number') {
-    return new JsonRpcError('INVALID_REQUEST', 'id must be a string, a number or null')
-  }
-  if (r.params !== undefined && (r.params === null || typeof r.params !== 'object')) {
-    return new JsonRpcError('INVALID_REQUEST', 'params must be an array')
-  }
-  if (!isAllowedMethod(r.method)) return new JsonRpcError('METHOD_NOT_FOUND', `the method ${r.method.slice(0, 100)} does not exist or is not available`)
-  if (r.params !== undefined && !Array.isArray(r.params)) return new JsonRpcError('INVALID_PARAMS', 'params must be given by position, as an array')
+  if (r.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"')
+  if (typeof r.method !== 'string') return invalid('method must be a string')
+  if ('id' in r && r.id !== null && typeof r.id !== 'string' && typeof r.id !== 'number') return invalid('id must be a string, a number or null')
+  if (r.params !== undefined && (r.params === null || typeof r.params !== 'object')) return invalid('params must be an array')
+  const id = 'id' in r ? r.id as JsonRpcId : undefined
+  const refused = (kind: 'METHOD_NOT_FOUND' | 'INVALID_PARAMS', reason: string): Refusal => ({ id, error: new JsonRpcError(kind, reason) })
+  if (!isAllowedMethod(r.method)) return refused('METHOD_NOT_FOUND', `the method ${r.method.slice(0, 100)} does not exist or is not available`)
+  if (r.params !== undefined && !Array.isArray(r.params)) return refused('INVALID_PARAMS', 'params must be given by position, as an array')
+  if (isNestedDeeperThan(r.params, MAX_PARAMS_DEPTH)) return refused('INVALID_PARAMS', `params nest deeper than ${MAX_PARAMS_DEPTH} levels`)
   const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])
-  if ('reason' in checked) return new JsonRpcError('INVALID_PARAMS', checked.reason)
-  return { id: 'id' in r ? r.id as JsonRpcId : undefined, method: r.method, params: checked.params }
+  if ('reason' in checked) return refused('INVALID_PARAMS', checked.reason)
+  return { id, method: r.method, params: checked.params }
 }
 
 function idOf (item: unknown): JsonRpcId {

@@ -120,6 +120,21 @@ export const stateOverrides: Check = (v) => {
   return undefined
 }
 
+/**
+ * Whether arrays or objects in `value` nest more than `maxDepth` levels deep.
+ * Walked with a stack of its own: a hostile depth must not overflow ours.
+ */
+export function isNestedDeeperThan (value: unknown, maxDepth: number): boolean {
+  const stack: Array<{ value: unknown, depth: number }> = [{ value, depth: 0 }]
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth === maxDepth) return true
+    for (const child of Object.values(v)) stack.push({ value: child, depth: depth + 1 })
+  }
+  return false
+}
+
 function onlyKeys (v: Record<string, unknown>, keys: string[]): string | undefined {
   const extra = Object.keys(v).find((k) => !keys.includes(k))
   return extra === undefined ? undefined : `unexpected field ${extra}`

@@ -67,6 +67,9 @@ export function withCode (error: unknown): unknown {
 
 type Original = Error & { code?: string, statusCode?: number, errors?: unknown }
 
+/** Errors of the request stream when the client goes away before its body has come. */
+const CLOSED_MID_REQUEST_CODES = new Set(['ECONNRESET', 'ERR_STREAM_PREMATURE_CLOSE'])
+
 /**
  * The HTTP status: 200 for anything GraphQL said about the operation; the
  * request's own status when the body was not one GraphQL request (not JSON,
@@ -77,6 +80,8 @@ function statusOf (errors: readonly GraphQLError[]): number {
   for (const error of errors) {
     const original = error.originalError as Original | undefined
     if (original?.code?.startsWith('FST_ERR') === true) return original.statusCode ?? 400
+    // The body never fully came: the client closed its connection mid-request (Fastify marks it 400).
+    if (original?.code !== undefined && CLOSED_MID_REQUEST_CODES.has(original.code)) return original.statusCode ?? 400
     if (original?.code === 'MER_ERR_METHOD_NOT_ALLOWED') return 405
     // A GET without a query, or whose `variables` or `extensions` are not JSON: not a GraphQL request at all.
     if (original?.code === 'MER_ERR_GQL_PERSISTED_QUERY_NOT_FOUND') return 400
@@ -90,6 +95,7 @@ function statusOf (errors: readonly GraphQLError[]): number {
 export function formatErrors (execution: ExecutionResult, context: { reply?: { log: FastifyBaseLogger }, app: { log: FastifyBaseLogger } }) {
   const log = context.reply?.log ?? context.app.log
   const statusCode = statusOf(execution.errors ?? [])
+  if (statusCode !== 200) log.debug({ statusCode, errors: execution.errors?.map((e) => e.message) }, 'not a GraphQL request')
   const errors = (execution.errors ?? []).flatMap(unwrap).map((error) => {
     const code = statusCode !== 200 ? ERROR_CODES.BAD_REQUEST : codeOf(error)
     if (code === undefined) {

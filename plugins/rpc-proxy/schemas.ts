@@ -32,8 +32,8 @@ export const jsonRpcRouteSchema = {
   description: 'The allowed eth_/net_/web3_ methods; every other method answers -32601. See docs/json-rpc.md for the list and error codes.',
   body: { oneOf: [request, { type: 'array', items: request }] },
   response: {
-    200: { description: 'A response, or an array of responses for a batch', oneOf: [response, { type: 'array', items: response }] },
-    204: { description: 'Only notifications were sent', type: 'null' },
+    200: { description: 'A response, an array of responses for a batch, or an empty body for a single notification', oneOf: [response, { type: 'array', items: response }] },
+    204: { description: 'A batch of notifications only', type: 'null' },
     413: { description: 'The body is larger than RPC_MAX_BODY_BYTES', ...response },
     503: { description: 'The node did not answer (single request)', ...response }
   }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { METHODS, isAllowedMethod, validateParams } from '../../../core/json-rpc/methods.ts'
+import { isNestedDeeperThan } from '../../../core/json-rpc/params.ts'
 
 const ADDRESS = '0x' + 'ab'.repeat(20)
 const HASH = '0x' + '12'.repeat(32)
@@ -51,4 +52,15 @@ t.test('validateParams() names the param that is wrong', async (t) => {
     const result = validateParams(method, params)
     t.ok('reason' in result && reason.test(result.reason), `${method} ${JSON.stringify(params)}: ${JSON.stringify(result)}`)
   }
+})
+
+t.test('isNestedDeeperThan() counts arrays and objects, without recursion', async (t) => {
+  t.notOk(isNestedDeeperThan('0x1', 0), 'a scalar has no depth')
+  t.ok(isNestedDeeperThan([], 0))
+  t.notOk(isNestedDeeperThan([{ a: [1] }], 3))
+  t.ok(isNestedDeeperThan([{ a: [1] }], 2))
+  t.ok(isNestedDeeperThan([{ a: 1 }, { b: { c: {} } }], 3), 'the deepest branch counts')
+  let deep: unknown = 1
+  for (let i = 0; i < 100_000; i++) deep = [deep]
+  t.ok(isNestedDeeperThan(deep, 16), '100,000 levels do not overflow the stack')
 })

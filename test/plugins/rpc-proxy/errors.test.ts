@@ -7,12 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { JsonRpcProvider, Wallet } from 'ethers'
 import { build, postRpc } from '../../helper.ts'
 import { waitForReceipt } from '../../support/chain.ts'
+import { sealBlocks } from '../../support/blocks.ts'
 
 const devKey = Wallet.createRandom().privateKey
 const { app, url, chain } = await build(t, {
   RPC_MAX_BATCH: '5',
   RPC_MAX_LOG_RANGE: '100',
-  RPC_MAX_BODY_BYTES: '2048',
+  RPC_MAX_LOG_RESULTS: '5',
+  RPC_MAX_BODY_BYTES: '100000',
   RPC_TIMEOUT_MS: '1000',
   DEV_ACCOUNTS_FILE: await writeDevAccounts()
 })
@@ -94,6 +96,57 @@ t.test('a batch of notifications only gets no body', async (t) => {
   t.equal(await response.text(), '')
 })
 
+/** POSTs a raw body and returns status and text, to the gateway or straight to Geth. */
+async function postText (target: string, body: string): Promise<{ status: number, text: string }> {
+  const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  return { status: response.status, text: await response.text() }
+}
+
+t.test('a notification is never answered, even when refused, as Geth does', async (t) => {
+  const notifications = [
+    { jsonrpc: '2.0', method: 'eth_nonsense', params: [] },
+    { jsonrpc: '2.0', method: 'debug_traceBlockByNumber', params: ['0x0'] },
+    { jsonrpc: '2.0', method: 'eth_getBalance', params: ['0x12'] },
+    { jsonrpc: '2.0', method: 'eth_getBalance', params: { address: ADDRESS } },
+    { jsonrpc: '2.0', method: 'eth_blockNumber' }
+  ]
+  for (const notification of notifications) {
+    const body = JSON.stringify(notification)
+    const ours = await postText(`${url}/rpc`, body)
+    t.same(ours, { status: 200, text: '' }, body)
+    t.same(ours, await postText(app.geth.rpc.url, body), `${body}: as Geth answers`)
+  }
+  const { json } = await postRpc(url, [call('eth_chainId', [], 1), ...notifications.slice(0, 4)])
+  t.same(json, [{ jsonrpc: '2.0', id: 1, result: '0xc1cbc' }], 'a batch answers only its request')
+  const onlyRefused = await fetch(`${url}/rpc`, { method: 'POST', body: JSON.stringify(notifications.slice(0, 3)) })
+  t.equal(onlyRefused.status, 204, 'a batch of refused notifications only gets no body')
+  t.equal(await onlyRefused.text(), '')
+  const broken = await postRpc(url, { jsonrpc: '1.0', method: 'eth_blockNumber' })
+  t.same(broken.json.error.code, -32600, 'what is not a JSON-RPC request is still answered, with id null')
+  t.equal(broken.json.id, null)
+})
+
+t.test('params nested deeper than the limit answer -32602 for that item alone', async (t) => {
+  const deepArray = '['.repeat(5000) + ']'.repeat(5000)
+  const deepKey = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)
+  const balance = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${ADDRESS}",${deepArray}]}`
+  const ethCall = `{"jsonrpc":"2.0","id":2,"method":"eth_call","params":[{"to":"${ADDRESS}","unknown":${deepKey}},"latest"]}`
+  for (const body of [balance, ethCall]) {
+    const { status, json } = await postRpc(url, body)
+    t.equal(status, 200)
+    t.same(json.error, { code: -32602, message: 'Invalid params', data: 'params nest deeper than 16 levels' })
+  }
+  const batch = await postRpc(url, `[${balance},${ethCall},{"jsonrpc":"2.0","id":3,"method":"eth_chainId"}]`)
+  t.equal(batch.status, 200)
+  t.same(batch.json.map((a: { id: number }) => a.id), [1, 2, 3])
+  t.equal(batch.json[0].error.code, -32602)
+  t.equal(batch.json[1].error.code, -32602)
+  t.equal(batch.json[2].result, '0xc1cbc', 'the other items are served')
+  const accessList = [{ address: ADDRESS, storageKeys: ['0x' + '00'.repeat(32)] }]
+  const { json } = await postRpc(url, call('eth_call', [{ to: ADDRESS, accessList }, 'latest']))
+  t.equal(json.result, '0x', 'the deepest real param, an access list, passes')
+})
+
 t.test('every method outside the allowlist answers -32601', async (t) => {
   for (const method of ['eth_sign', 'eth_signTransaction', 'eth_accounts', 'personal_unlockAccount', 'admin_nodeInfo', 'debug_traceBlockByNumber',
     'miner_stop', 'clique_propose', 'txpool_content', 'eth_nonsense']) {
@@ -131,6 +184,38 @@ t.test('eth_getLogs over RPC_MAX_LOG_RANGE blocks is refused', async (t) => {
   t.equal(filter.json.error.code, -32005, 'eth_newFilter has the same cap')
 })
 
+t.test('log filters are held to the log limits each time they are served', async (t) => {
+  const logged = await sealBlocks({ rpc: app.geth.rpc, wallets: [chain.account], rounds: 8 })
+  const range = { fromBlock: '0x0', toBlock: '0x' + logged.head.toString(16), address: logged.logger }
+  const logs = await postRpc(url, call('eth_getLogs', [range]))
+  t.equal(logs.json.error?.code, -32005, 'eth_getLogs finds 7 logs, over RPC_MAX_LOG_RESULTS')
+  const wide = await postRpc(url, call('eth_newFilter', [range]))
+  const filterLogs = await postRpc(url, call('eth_getFilterLogs', [wide.json.result]))
+  t.equal(filterLogs.json.error?.code, -32005, 'eth_getFilterLogs has the same result cap')
+  t.match(filterLogs.json.error?.data, /more than 5 results/)
+
+  const fromHead = await postRpc(url, call('eth_newFilter', [{}]))
+  await sealBlocks({ rpc: app.geth.rpc, wallets: [chain.account], rounds: 7 })
+  const changes = await postRpc(url, [call('eth_getFilterChanges', [fromHead.json.result], 1), call('eth_chainId', [], 2)])
+  t.equal(changes.json[0].error?.code, -32005, 'eth_getFilterChanges finding 6 new logs is refused')
+  t.equal(changes.json[1].result, '0xc1cbc')
+
+  const head = Number(await app.geth.rpc.call<string>('eth_blockNumber'))
+  const growing = await postRpc(url, call('eth_newFilter', [{ fromBlock: '0x' + head.toString(16), address: ADDRESS }]))
+  t.same(await postRpc(url, call('eth_getFilterLogs', [growing.json.result])).then((r) => r.json.result), [], 'served while within RPC_MAX_LOG_RANGE')
+  const block = await postRpc(url, call('eth_newBlockFilter'))
+  await sealBlocks({ rpc: app.geth.rpc, wallets: [chain.account], rounds: 101 })
+  for (const method of ['eth_getFilterLogs', 'eth_getFilterChanges']) {
+    const { json } = await postRpc(url, call(method, [growing.json.result]))
+    t.equal(json.error?.code, -32005, `${method}: a filter without toBlock that grew past the range is refused`)
+    t.match(json.error?.data, /larger than the limit of 100/)
+  }
+  const hashes = await postRpc(url, call('eth_getFilterChanges', [block.json.result]))
+  t.ok(hashes.json.result.length > 100, 'a block filter is not a log filter: its hashes pass')
+  const uninstalled = await postRpc(url, call('eth_uninstallFilter', [growing.json.result]))
+  t.equal(uninstalled.json.result, true)
+})
+
 t.test('eth_sendTransaction signs only for DEV_ACCOUNTS_FILE keys and never reaches Geth', async (t) => {
   const signer = await app.geth.rpc.call<string>('eth_coinbase')
   const fromSigner = await postRpc(url, call('eth_sendTransaction', [{ from: signer, to: ADDRESS, value: '0x1' }]))
@@ -159,7 +244,7 @@ t.test('eth_sendTransaction signs only for DEV_ACCOUNTS_FILE keys and never reac
 })
 
 t.test('a body over RPC_MAX_BODY_BYTES answers 413 with a JSON-RPC error', async (t) => {
-  const { status, json } = await postRpc(url, call('eth_call', [{ to: ADDRESS, data: '0x' + '00'.repeat(2000) }]))
+  const { status, json } = await postRpc(url, call('eth_call', [{ to: ADDRESS, data: '0x' + '00'.repeat(50_000) }]))
   t.equal(status, 413)
   t.equal(json.error.code, -32600)
 })
@@ -170,12 +255,14 @@ t.test('Geth that hangs answers -32603 with HTTP 503 after RPC_TIMEOUT_MS', asyn
   try {
     // The signal is delivered asynchronously: wait until the kernel shows Geth stopped ("T").
     for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.[0] !== 'T'; i++) await sleep(10)
-    const started = Date.now()
-    const { status, json } = await postRpc(url, call('eth_blockNumber'))
-    t.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`)
-    t.equal(status, 503)
-    t.equal(json.error.code, -32603)
-    t.equal(json.error.message, 'Internal error')
+    const dev = new Wallet(devKey)
+    for (const request of [call('eth_blockNumber'), call('eth_sendTransaction', [{ from: dev.address, to: ADDRESS, value: '0x1' }])]) {
+      const started = Date.now()
+      const { status, json } = await postRpc(url, request)
+      t.ok(Date.now() - started < 3000, `${request.method} answered after ${Date.now() - started} ms`)
+      t.equal(status, 503, request.method)
+      t.same(json.error, { code: -32603, message: 'Internal error', data: 'the node is unavailable; try again shortly' }, request.method)
+    }
     const batch = await postRpc(url, [call('eth_blockNumber', [], 1), call('eth_chainId', [], 2)])
     t.equal(batch.json[0].error.code, -32603, 'a batch item that needs the node fails alone')
     t.equal(batch.json[1].result, '0xc1cbc')
@@ -189,9 +276,14 @@ t.test('Geth that hangs answers -32603 with HTTP 503 after RPC_TIMEOUT_MS', asyn
 
 t.test('Geth that is down answers -32603 with HTTP 503 at once', async (t) => {
   await app.geth.supervisor!.stop()
-  for (const [method, params] of [['eth_getBalance', [ADDRESS, 'latest']], ['eth_getLogs', [{}]], ['eth_sendRawTransaction', ['0x00']]] as const) {
-    const { status, json } = await postRpc(url, call(method, [...params]), '/')
+  const calls: Array<[string, unknown[]]> = [['eth_getBalance', [ADDRESS, 'latest']], ['eth_getLogs', [{}]], ['eth_sendRawTransaction', ['0x00']],
+    ['eth_sendTransaction', [{ from: new Wallet(devKey).address, to: ADDRESS, value: '0x1' }]], ['eth_getFilterChanges', ['0x1']]]
+  for (const [method, params] of calls) {
+    const { status, json } = await postRpc(url, call(method, params), '/')
     t.equal(status, 503, method)
     t.equal(json.error.code, -32603, method)
+    t.notMatch(JSON.stringify(json), /127\.0\.0\.1|localhost|:\d{4,5}/, `${method}: no internal address in the error`)
   }
+  const batch = await postRpc(url, calls.map(([method, params], i) => call(method, params, i)))
+  t.notMatch(JSON.stringify(batch.json), /127\.0\.0\.1|localhost|:\d{4,5}/, 'nor in a batch')
 })
