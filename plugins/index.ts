@@ -5,6 +5,7 @@ import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
 import { RouteNotFoundError } from '../core/errors.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
+import { redactUrl } from '../core/api-keys/redact.ts'
 import apiDocs from './api-docs/index.ts'
 import db from './db/index.ts'
 import geth from './geth/index.ts'
@@ -14,6 +15,8 @@ import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
+import auth from './auth/index.ts'
+import rateLimit from './rate-limit/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -24,6 +27,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
     // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    // X-Forwarded-For is believed only from these proxies (TRUST_PROXY): the rate limiter counts request.ip.
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
     childLoggerFactory: (parent) => parent
@@ -31,7 +36,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   // Checked first: building the log record costs more than a proxied eth_blockNumber.
   if (logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request')
+      request.log.debug({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime }, 'request')
     })
   }
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -49,6 +54,9 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax })
+  // Before every route they guard: their hooks apply to routes added after them.
+  await app.register(auth, config.auth)
+  await app.register(rateLimit, config.rateLimit)
   await app.register(geth, { config })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })

@@ -171,7 +171,7 @@ function checkRequest (item: unknown): Call | JsonRpcError {
   return { id: 'id' in r ? r.id as JsonRpcId : undefined, method: r.method, params: checked.params }
 }
 
-function idOf (item: unknown): JsonRpcId {
+export function idOf (item: unknown): JsonRpcId {
   const id = (item as { id?: unknown } | null)?.id
   return typeof id === 'string' || typeof id === 'number' ? id : null
 }

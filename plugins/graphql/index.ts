@@ -65,10 +65,12 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     // Registered here rather than by mercurius (which then uses it) so that its server is in reach.
     await scope.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
     guardSubscriptionMessages(scope.websocketServer)
-    await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }) } })
+    await scope.register(mercurius, { ...base, path: GRAPHQL_PATH, graphiql: true, subscription: { fullWsTransport: false, pubsub: createBoundedPubSub({ maxQueued: options.subscriptionMaxQueued, log: app.log }), context: (_socket, request) => ({ upgradeRequest: request }) } })
     limits(scope)
     // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here.
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context) => {
+      // Each subscription start spends a request of the client's budget (plugins/rate-limit); events pushed do not.
+      if (!await app.accessBudget.chargeSubscription((context as unknown as { upgradeRequest: FastifyRequest }).upgradeRequest)) throw userError('Too many requests', 'RATE_LIMITED')
       validateSubscription(schema, document, options)
       checkComplexity(schema, document, (context as { variables?: Record<string, unknown> }).variables, options.maxComplexity)
     })
@@ -91,4 +93,4 @@ function validateSubscription (schema: GraphQLSchema, document: DocumentNode, op
   if (errors.length > 0) throw userError(errors.map((e) => e.message).join('; '), ERROR_CODES.VALIDATION)
 }
 
-export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
+export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'rate-limit'] })
