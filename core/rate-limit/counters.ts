@@ -57,7 +57,9 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
   // Starts as expected: a Redis that does not answer at start is logged like one lost later.
   let counting: 'redis' | 'memory' = 'redis'
   const backend = (): 'redis' | 'memory' => redis.status === 'ready' && Date.now() >= pausedUntilMs ? 'redis' : 'memory'
+  let closing = false
   const note = (reason: string): void => {
+    if (closing) return
     const now = backend()
     if (now === counting) return
     counting = now
@@ -84,6 +86,7 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
     },
     backend,
     async close () {
+      closing = true
       redis.disconnect()
     }
   }

@@ -4,12 +4,14 @@
 // starts with a whole budget.
 import t, { type Test } from 'tap'
 import type { InjectOptions } from 'fastify'
+import { once } from 'node:events'
+import WebSocket from 'ws'
 import { build } from '../../helper.ts'
 import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
 
 const PUBLIC = 5
 const PREMIUM = 12
-const { app } = await build(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PUBLIC_PER_MIN: String(PUBLIC), RATE_LIMIT_PREMIUM_PER_MIN: String(PREMIUM) })
+const { app, url } = await build(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PUBLIC_PER_MIN: String(PUBLIC), RATE_LIMIT_PREMIUM_PER_MIN: String(PREMIUM) })
 
 let nextAddress = 1
 const newAddress = (): string => `10.0.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`
@@ -181,4 +183,20 @@ t.test('a revoked key answers 401 and is never served as public', async (t) => {
   let status = 200
   while (status === 200 && Date.now() < deadline) status = (await rest(newAddress(), { headers: { 'x-api-key': key } })).statusCode
   t.equal(status, 401, 'refused within a second of the revocation')
+})
+
+t.test('GraphQL over WebSocket: the upgrade and each subscription start spend a request; events pushed do not', async (t) => {
+  // The only test that speaks from 127.0.0.1 (the others inject from 10.0.x.y): a whole budget.
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/api/v2/graphql`, 'graphql-transport-ws')
+  t.teardown(() => socket.close())
+  const messages: Array<{ type: string, id?: string, payload?: any }> = []
+  socket.on('message', (data) => messages.push(JSON.parse(String(data))))
+  await once(socket, 'open')
+  socket.send(JSON.stringify({ type: 'connection_init' }))
+  for (let id = 1; id <= PUBLIC; id++) socket.send(JSON.stringify({ id: String(id), type: 'subscribe', payload: { query: 'subscription { newBlock { number } }' } }))
+  const deadline = Date.now() + 5000
+  while (!messages.some((m) => m.type === 'error') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  const errors = messages.filter((m) => m.type === 'error')
+  t.same(errors.map((m) => m.id), [String(PUBLIC)], 'the upgrade and 4 starts spent 5: the fifth start is refused')
+  t.match(errors[0]?.payload, [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }])
 })
