@@ -2,6 +2,7 @@
 // its default and a description; the README table is checked against this list.
 import { resolve } from 'node:path'
 import { homedir } from 'node:os'
+import { isIP } from 'node:net'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 import { readConfigFile } from './config-file.ts'
@@ -189,7 +190,7 @@ export function loadConfig (env: Env = process.env): Config {
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
       allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
     },
-    trustProxy: str('TRUST_PROXY')?.split(',') ?? [],
+    trustProxy: readTrustProxy(str('TRUST_PROXY')),
     auth: {
       adminToken: str('ADMIN_TOKEN')
     },
@@ -200,6 +201,21 @@ export function loadConfig (env: Env = process.env): Config {
       redisUrl: str('REDIS_URL')
     }
   })
+}
+
+/** TRUST_PROXY's addresses and CIDRs, each checked: a typo must not start a gateway that believes the wrong peers. */
+function readTrustProxy (value: string | undefined): string[] {
+  if (value === undefined) return []
+  const entries = value.split(',')
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/')
+    const family = isIP(address)
+    const maxBits = family === 6 ? 128 : 32
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits))) {
+      throw new ConfigInvalidError(`TRUST_PROXY ${JSON.stringify(entry)} is not an address or CIDR`)
+    }
+  }
+  return entries
 }
 
 function deepFreeze<T extends object> (value: T): T {
