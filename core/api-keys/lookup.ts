@@ -29,6 +29,7 @@ type Entry = { record: ApiKeyRecord | undefined, loadedAtMs: number }
 
 export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKeyLookup> {
   const cache = new Map<string, Entry>()
+  const hashes = new Map<string, string>()
   const loading = new Map<string, Promise<ApiKeyRecord | undefined>>()
   // Bumped by every notice: a lookup that overlapped one does not cache what it read.
   let changes = 0
@@ -70,8 +71,13 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
 
   async function find (key: string): Promise<ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'> {
     if (!isWellFormedApiKey(key)) return 'malformed'
-    const hash = hashApiKey(key)
-    const hashHex = hash.toString('hex')
+    // A key's hash never changes: remembered, so a busy key is hashed once, not per request.
+    let hashHex = hashes.get(key)
+    if (hashHex === undefined) {
+      hashHex = hashApiKey(key).toString('hex')
+      if (hashes.size >= MAX_ENTRIES) hashes.delete(hashes.keys().next().value!)
+      hashes.set(key, hashHex)
+    }
     const now = Date.now()
     const entry = cache.get(hashHex)
     let record: ApiKeyRecord | undefined
@@ -80,7 +86,8 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
     } else {
       let pending = loading.get(hashHex)
       if (pending === undefined) {
-        pending = load(hashHex, hash).finally(() => loading.delete(hashHex))
+        const loadingHash = hashHex
+        pending = load(loadingHash, Buffer.from(loadingHash, 'hex')).finally(() => loading.delete(loadingHash))
         loading.set(hashHex, pending)
       }
       record = await pending

@@ -5,6 +5,7 @@ import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 
 export const USAGE_FLUSH_INTERVAL_MS = 5_000
+const DAY_MS = 24 * 3600 * 1000
 
 export type UsageRecorder = {
   record (keyId: string, requests: number, rejected: boolean): void
@@ -23,9 +24,16 @@ export function createUsageRecorder ({ db, log, intervalMs = USAGE_FLUSH_INTERVA
   const timer = setInterval(() => { flush().catch(() => {}) }, intervalMs)
   timer.unref()
 
+  // The UTC day, worked out again only when it ends: record() runs on every keyed request.
+  let day = ''
+  let dayEndsAtMs = 0
   function record (keyId: string, requests: number, rejected: boolean): void {
     const now = Date.now()
-    const slot = `${new Date(now).toISOString().slice(0, 10)} ${keyId}`
+    if (now >= dayEndsAtMs) {
+      day = new Date(now).toISOString().slice(0, 10)
+      dayEndsAtMs = Date.parse(day) + DAY_MS
+    }
+    const slot = `${day} ${keyId}`
     const sums = pending.get(slot)
     if (sums === undefined) pending.set(slot, { requests, rejections: rejected ? requests : 0, lastUsedMs: now })
     else {

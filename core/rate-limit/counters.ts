@@ -31,7 +31,8 @@ const REDIS_RECONNECT_MAX_MS = 2_000
 const REDIS_PAUSE_MS = 1_000
 
 export type CounterStore = {
-  incr (key: string, cost: number, windowMs: number): Promise<CounterState>
+  /** Synchronous when counted in memory: the hot path need not wait for a microtask it does not need. */
+  incr (key: string, cost: number, windowMs: number): CounterState | Promise<CounterState>
   /** Where counts go now. */
   backend (): 'redis' | 'memory'
   close (): Promise<void>
@@ -42,7 +43,7 @@ type RedisWithScript = Redis & { tgRateLimitIncr (key: string, cost: number, win
 export function createCounterStore ({ redisUrl, log }: { redisUrl: string | undefined, log: Logger }): CounterStore {
   const memory = createMemoryCounters()
   if (redisUrl === undefined) {
-    return { incr: async (key, cost, windowMs) => memory.incr(key, cost, windowMs), backend: () => 'memory', close: async () => {} }
+    return { incr: (key, cost, windowMs) => memory.incr(key, cost, windowMs), backend: () => 'memory', close: async () => {} }
   }
   const redis = new Redis(redisUrl, {
     // Commands fail at once while disconnected instead of queueing behind a dead server.
@@ -73,18 +74,16 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
   redis.on('close', () => note('connection closed'))
 
   return {
-    async incr (key, cost, windowMs) {
-      if (backend() === 'redis') {
-        try {
-          const [count, ttlMs] = await redis.tgRateLimitIncr(KEY_PREFIX + key, cost, windowMs)
-          if (counting === 'memory') note('answered again')
-          return { count, ttlMs }
-        } catch (err) {
-          pausedUntilMs = Date.now() + REDIS_PAUSE_MS
-          note((err as Error).message)
-        }
-      }
-      return memory.incr(key, cost, windowMs)
+    incr (key, cost, windowMs) {
+      if (backend() !== 'redis') return memory.incr(key, cost, windowMs)
+      return redis.tgRateLimitIncr(KEY_PREFIX + key, cost, windowMs).then(([count, ttlMs]) => {
+        if (counting === 'memory') note('answered again')
+        return { count, ttlMs }
+      }, (err: Error) => {
+        pausedUntilMs = Date.now() + REDIS_PAUSE_MS
+        note(err.message)
+        return memory.incr(key, cost, windowMs)
+      })
     },
     backend,
     async close () {

@@ -13,9 +13,9 @@ export function counterStoreClass (counters: CounterStore, windowMs: number): Fa
   return class CostedCounterStore implements FastifyRateLimitStore {
     incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void): void {
       const space = key.indexOf(' ')
-      counters.incr(key.slice(space + 1), Number(key.slice(0, space)), windowMs).then(
-        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
-        (err: Error) => callback(err))
+      const state = counters.incr(key.slice(space + 1), Number(key.slice(0, space)), windowMs)
+      if (!(state instanceof Promise)) return callback(null, { current: state.count, ttl: state.ttlMs })
+      state.then(({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }), (err: Error) => callback(err))
     }
 
     child (): FastifyRateLimitStore {

@@ -84,7 +84,9 @@ async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, dura
     const rounds: AccessRound[] = []
     for (let round = 1; round <= ACCESS_ROUNDS; round++) {
       const measured: AccessRound = {}
-      for (const instance of access.instances) {
+      // Each round starts with the next instance, so that none is always measured first on a machine that drifts.
+      const order = access.instances.map((_, i) => access.instances[(i + round - 1) % access.instances.length]!)
+      for (const instance of order) {
         console.error(`access round ${round}/${ACCESS_ROUNDS}: ${call.method}, limits ${instance.variant === 'off' ? 'off' : `on with a premium key, counted in ${instance.variant}`}`)
         const m = await measure(load, gateway.gethPid, instance.url, call, durationS)
         if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
