@@ -2,6 +2,7 @@
 // its default and a description; docs/configuration.md is checked against this list.
 import { resolve } from 'node:path'
 import { homedir } from 'node:os'
+import { isIP } from 'node:net'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 import { readConfigFile } from './config-file.ts'
@@ -51,7 +52,14 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
-  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
+  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' },
+  // Access (plugins/auth, plugins/rate-limit).
+  RATE_LIMIT_ENABLED: { type: 'boolean', default: true, description: 'Limit requests per minute per client; false for a private instance (API keys sent are still checked).' },
+  RATE_LIMIT_PUBLIC_PER_MIN: { type: 'integer', default: 100, minimum: 1, description: 'Requests a minute for a client without an API key, per IP address (IPv6 per /64), over every interface together.' },
+  RATE_LIMIT_PREMIUM_PER_MIN: { type: 'integer', default: 1000, minimum: 1, description: 'Requests a minute for a premium API key, unless the key has its own limit.' },
+  REDIS_URL: { type: 'string', pattern: '^rediss?://', description: 'Redis that holds the rate-limit counters, shared by every instance; unset counts in memory.' },
+  TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*$', description: 'Comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; unset believes none.' },
+  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Enables the admin API at /admin/api/keys for clients sending Authorization: Bearer <this token> (16 characters or more).' }
 }
 
 export type Config = Readonly<{
@@ -101,6 +109,17 @@ export type Config = Readonly<{
     enabled: boolean
     ipfsGateway: string
     allowPrivateHosts: boolean
+  }>
+  /** Reverse proxies whose X-Forwarded-For is believed (Fastify's trustProxy); none when empty. */
+  trustProxy: readonly string[]
+  auth: Readonly<{
+    adminToken: string | undefined
+  }>
+  rateLimit: Readonly<{
+    enabled: boolean
+    publicPerMin: number
+    premiumPerMin: number
+    redisUrl: string | undefined
   }>
 }>
 
@@ -189,8 +208,33 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.NFT_METADATA_ENABLED,
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
       allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
+    },
+    trustProxy: readTrustProxy(str('TRUST_PROXY')),
+    auth: {
+      adminToken: str('ADMIN_TOKEN')
+    },
+    rateLimit: {
+      enabled: v.RATE_LIMIT_ENABLED,
+      publicPerMin: v.RATE_LIMIT_PUBLIC_PER_MIN,
+      premiumPerMin: v.RATE_LIMIT_PREMIUM_PER_MIN,
+      redisUrl: str('REDIS_URL')
     }
   })
+}
+
+/** TRUST_PROXY's addresses and CIDRs, each checked: a typo must not start a gateway that believes the wrong peers. */
+function readTrustProxy (value: string | undefined): string[] {
+  if (value === undefined) return []
+  const entries = value.split(',')
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/')
+    const family = isIP(address)
+    const maxBits = family === 6 ? 128 : 32
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits))) {
+      throw new ConfigInvalidError(`TRUST_PROXY ${JSON.stringify(entry)} is not an address or CIDR`)
+    }
+  }
+  return entries
 }
 
 function deepFreeze<T extends object> (value: T): T {

@@ -25,6 +25,13 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
 
+// Access: API keys, rate limits and the admin API (plugins/auth, plugins/rate-limit).
+export const ApiKeyInvalidError = createError<[string]>('GW_ERR_API_KEY_INVALID', 'Invalid API key: %s', 401)
+export const RateLimitedError = createError('GW_ERR_RATE_LIMITED', 'Too many requests', 429)
+export const AdminUnauthorizedError = createError('GW_ERR_ADMIN_UNAUTHORIZED', 'The admin API wants Authorization: Bearer <ADMIN_TOKEN>', 401)
+export const ApiKeyNotFoundError = createError<[string]>('GW_ERR_API_KEY_NOT_FOUND', 'No live API key with id or label %s', 404)
+export const ApiKeyAmbiguousError = createError<[string]>('GW_ERR_API_KEY_AMBIGUOUS', 'Several live API keys are labelled %s: name one by its id', 409)
+
 /** Background work retries these with capped backoff: the fault may pass. */
 export class RetryableError extends Error {
   override readonly name: string = 'RetryableError'
@@ -40,5 +47,5 @@ export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
   OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
-  GraphqlDisabledError
+  GraphqlDisabledError, ApiKeyInvalidError, RateLimitedError, AdminUnauthorizedError, ApiKeyNotFoundError, ApiKeyAmbiguousError
 ].map((E) => new E('', '').code)

@@ -6,6 +6,7 @@ import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
 import { RouteNotFoundError } from '../core/errors.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
+import { redactUrl } from '../core/api-keys/redact.ts'
 import apiDocs from './api-docs/index.ts'
 import db from './db/index.ts'
 import geth from './geth/index.ts'
@@ -16,6 +17,8 @@ import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import { closeResources, openResources, type AppResources } from './resources.ts'
+import auth from './auth/index.ts'
+import rateLimit from './rate-limit/index.ts'
 
 export type BuildAppOptions = {
   logger?: pino.Logger
@@ -52,6 +55,8 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.http.requestTimeoutMs),
       connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.ceil(config.http.requestTimeoutMs / 4))
     },
+    // X-Forwarded-For is believed only from these proxies (TRUST_PROXY): the rate limiter counts request.ip.
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
     childLoggerFactory: (parent) => parent
@@ -61,7 +66,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   // Checked first: building the log record costs more than a proxied eth_blockNumber.
   if (logger.isLevelEnabled('debug')) {
     app.addHook('onResponse', async (request, reply) => {
-      request.log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request')
+      request.log.debug({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime }, 'request')
     })
   }
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -79,6 +84,9 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
 
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { database: resources.database })
+  // Before every route they guard: their hooks apply to routes added after them.
+  await app.register(auth, config.auth)
+  await app.register(rateLimit, config.rateLimit)
   await app.register(geth, { node: resources.node })
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })

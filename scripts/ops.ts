@@ -5,11 +5,12 @@
 import pino from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
 import { parseOpsArgs, USAGE, type OpsCommand } from './ops/args.ts'
-import { openOpsContext, type OpsContext } from './ops/context.ts'
+import { openOpsContext, openOpsDatabase, type OpsContext } from './ops/context.ts'
 import type { OpsCommandContext } from './ops/command.ts'
 import { runVerifyIndex } from './ops/verify-index.ts'
 import { runReindex } from './ops/reindex.ts'
 import { runGraphqlSwitch } from './ops/graphql.ts'
+import { runKeys } from './ops/keys.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -54,12 +55,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let exitCode = EXIT_FAILED
 let ops: OpsContext | undefined
+let database: { close (): Promise<void> } | undefined
 try {
-  ops = await openOpsContext(config, log)
-  const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
-  exitCode = command.name === 'verify-index'
-    ? await runVerifyIndex(context, command)
-    : await runReindex(context, command)
+  if (command.name === 'keys') {
+    // Keys live in the database alone: no node is started for them.
+    const opened = database = await openOpsDatabase(config, log)
+    exitCode = await runKeys(opened.db, command, out)
+  } else {
+    ops = await openOpsContext(config, log)
+    const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
+    exitCode = command.name === 'verify-index'
+      ? await runVerifyIndex(context, command)
+      : await runReindex(context, command)
+  }
 } catch (err) {
   if (controller.signal.aborted) {
     exitCode = EXIT_INTERRUPTED
@@ -70,5 +78,6 @@ try {
   }
 } finally {
   await ops?.close()
+  await database?.close()
 }
 process.exit(exitCode)

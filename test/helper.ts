@@ -10,11 +10,14 @@ type Tap = { teardown (fn: () => unknown): void }
 
 export type TestApp = { app: FastifyInstance, config: Config, chain: TestChainFiles, url: string }
 
-/** Test config: the machine's environment (PATH, GETH_CACHE_DIR...) plus a throwaway chain and database. */
+/**
+ * Test config: the machine's environment (PATH, GETH_CACHE_DIR...) plus a throwaway chain and database.
+ * Rate limits are off unless a test turns them on: test files send hundreds of requests from 127.0.0.1.
+ */
 export async function buildTestConfig (t: Tap, env: Record<string, string> = {}): Promise<{ config: Config, chain: TestChainFiles }> {
   const chain = await createTestChainFiles(t)
   const databaseUrl = await createTestDatabase(t)
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, ...chain.env, ...env })
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', ...chain.env, ...env })
   return { config, chain }
 }
 

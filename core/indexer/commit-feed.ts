@@ -5,9 +5,9 @@
 // at commit, in commit order, and never for a transaction rolled back. A
 // reader LISTENs and reads the committed rows back in the shapes the writer
 // emits (decode.ts), so a subscriber cannot tell which instance it is on.
-import pg from 'pg'
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
+import { listenOnChannel, type ChannelListener } from '../db/listen.ts'
 import { epochColumn, hexColumn } from '../queries/columns.ts'
 import { BLOCK_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS } from './row-columns.ts'
 import type { ColumnType, Columns } from './copy-rows.ts'
@@ -22,7 +22,7 @@ export async function announceCommit (trx: Knex.Transaction, from: number, to: n
   await trx.raw('select pg_notify(?, ?)', [CHANNEL, `${from} ${to}`])
 }
 
-export type CommitListener = { close (): Promise<void> }
+export type CommitListener = ChannelListener
 
 /**
  * Calls `onCommit(from, to)` for every batch a writer commits, in commit order,
@@ -30,31 +30,17 @@ export type CommitListener = { close (): Promise<void> }
  * listener (`onEnd`): the caller listens again.
  */
 export async function listenForCommits (databaseUrl: string, log: Logger, onCommit: (from: number, to: number) => void, onEnd: () => void): Promise<CommitListener> {
-  const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true })
-  let closing = false
-  const end = (): void => { if (!closing) { closing = true; onEnd() } }
-  client.on('error', (err) => {
-    log.warn({ err: err.message }, 'lost the connection that hears the writer\'s commits')
-    end()
+  return await listenOnChannel({
+    databaseUrl,
+    channel: CHANNEL,
+    log,
+    what: 'the writer\'s commits',
+    onPayload: (payload) => {
+      const [from, to] = payload.split(' ').map(Number)
+      if (Number.isSafeInteger(from) && Number.isSafeInteger(to)) onCommit(from!, to!)
+    },
+    onEnd
   })
-  client.on('end', end)
-  client.on('notification', ({ payload }) => {
-    const [from, to] = (payload ?? '').split(' ').map(Number)
-    if (Number.isSafeInteger(from) && Number.isSafeInteger(to)) onCommit(from!, to!)
-  })
-  await client.connect()
-  try {
-    await client.query(`listen ${CHANNEL}`)
-  } catch (err) {
-    await client.end().catch(() => {})
-    throw err
-  }
-  return {
-    async close () {
-      closing = true
-      await client.end().catch(() => {})
-    }
-  }
 }
 
 /**

@@ -8,7 +8,8 @@ export const JSON_RPC_ERRORS = {
   INVALID_PARAMS: { code: -32602, message: 'Invalid params' },
   INTERNAL_ERROR: { code: -32603, message: 'Internal error' },
   UNKNOWN_ACCOUNT: { code: -32000, message: 'unknown account' },
-  LIMIT_EXCEEDED: { code: -32005, message: 'Limit exceeded' }
+  LIMIT_EXCEEDED: { code: -32005, message: 'Limit exceeded' },
+  UNAUTHORIZED: { code: -32001, message: 'Unauthorized' }
 } as const
 
 export type JsonRpcErrorName = keyof typeof JSON_RPC_ERRORS

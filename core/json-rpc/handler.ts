@@ -207,7 +207,7 @@ function checkRequest (item: unknown): Call | Refusal {
   return { id, method: r.method, params: checked.params }
 }
 
-function idOf (item: unknown): JsonRpcId {
+export function idOf (item: unknown): JsonRpcId {
   const id = (item as { id?: unknown } | null)?.id
   return typeof id === 'string' || typeof id === 'number' ? id : null
 }

@@ -14,7 +14,10 @@ async function apiDocs (app: FastifyInstance, options: ApiDocsOptions): Promise<
         title: 'testnet-gateway',
         description: 'Public EVM test network (chain ID 793788): JSON-RPC, explorer APIs and health.',
         version: options.version
-      }
+      },
+      // The admin API's (plugins/auth/admin.ts, served when ADMIN_TOKEN is set).
+      tags: [{ name: 'admin', description: 'API keys for an operator\'s own sign-up or billing page: Authorization: Bearer <ADMIN_TOKEN>' }],
+      components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } }
     }
   })
   await app.register(swaggerUi, { routePrefix: '/api-docs' })

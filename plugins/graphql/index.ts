@@ -74,8 +74,11 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     // Over WebSocket mercurius neither validates nor runs the HTTP hooks: the same checks here, with
     // the variables it does not pass (kept by subscription-limits.ts) and a subscription's own cost limit.
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context, id) => {
+      const upgradeRequest = (context as unknown as { request: FastifyRequest }).request
+      // Each subscription start spends a request of the client's budget (plugins/rate-limit, absent from the bench's API server); events pushed do not.
+      if (app.hasDecorator('accessBudget') && !await app.accessBudget.chargeSubscription(upgradeRequest)) throw userError('Too many requests', 'RATE_LIMITED')
       validateSubscription(schema, document, options)
-      const variables = subscriptions.takeVariables((context as unknown as { request: FastifyRequest }).request.raw, id)
+      const variables = subscriptions.takeVariables(upgradeRequest.raw, id)
       try {
         checkComplexity(schema, document, variables, options.subscriptionMaxComplexity, 'Subscription')
       } catch (error) {

@@ -30,7 +30,8 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
       }
       throw error
     })
-    for (const url of ['/', '/rpc']) {
+    // /rpc/<API key>: a wallet's RPC URL carries the key (plugins/auth reads it).
+    for (const url of ['/', '/rpc', '/rpc/:key']) {
       scope.post(url, { schema: jsonRpcRouteSchema }, async (request, reply) => await answer(handler, request, reply))
     }
   })

@@ -54,6 +54,8 @@ export async function startBenchGateway (): Promise<BenchGateway> {
       CLIQUE_PERIOD: '0',
       PORT: '0',
       LOG_LEVEL,
+      // The benchmarks' load comes from one address: the public limit would refuse nearly all of it.
+      RATE_LIMIT_ENABLED: 'false',
       // Empty means unset: the app starts an embedded PostgreSQL in DATA_DIR.
       DATABASE_URL: databaseUrl ?? ''
     })

@@ -68,12 +68,14 @@ export function printReport (figures: MethodFigures[], settings: BenchSettings):
   console.log('')
 }
 
-export function printJson (figures: MethodFigures[], settings: BenchSettings): void {
+/** `extra`: further sections of the run (bench:rpc's access layer figures). */
+export function printJson (figures: MethodFigures[], settings: BenchSettings, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({
     ...settings,
     node: process.version,
     targets: { minRatio: TARGET_MIN_RATIO, maxAddedP50Ms: TARGET_MAX_ADDED_P50_MS },
-    methods: figures
+    methods: figures,
+    ...extra
   }))
 }
 

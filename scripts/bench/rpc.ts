@@ -7,7 +7,8 @@ import { cpus } from 'node:os'
 import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
 import { startCpuMeter } from './cpu.ts'
-import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
+import { compare, failures, printJson, printReport, printTable, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
+import { ACCESS_MAX_COST, ACCESS_ROUNDS, accessFigures, startAccessInstances, type AccessFigures, type AccessRound } from './access.ts'
 
 const DEFAULT_DURATION_S = 10
 // Lets connections, JIT and Geth's caches settle before anything is counted.
@@ -75,6 +76,39 @@ async function benchmark (gateway: BenchGateway, load: LoadGenerator, durationS:
   return figures
 }
 
+/** eth_blockNumber through instances without and with the access layer (access.ts), round by round. */
+async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, durationS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
+  const access = await startAccessInstances(gateway)
+  try {
+    const call: Call = { method: 'eth_blockNumber', params: [] }
+    const rounds: AccessRound[] = []
+    for (let round = 1; round <= ACCESS_ROUNDS; round++) {
+      const measured: AccessRound = {}
+      // Each round starts with the next instance, so that none is always measured first on a machine that drifts.
+      const order = access.instances.map((_, i) => access.instances[(i + round - 1) % access.instances.length]!)
+      for (const instance of order) {
+        console.error(`access round ${round}/${ACCESS_ROUNDS}: ${call.method}, limits ${instance.variant === 'off' ? 'off' : `on with a premium key, counted in ${instance.variant}`}`)
+        const m = await measure(load, gateway.gethPid, instance.url, call, durationS)
+        if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
+        measured[instance.variant] = m.reqPerS
+      }
+      rounds.push(measured)
+    }
+    return { figures: accessFigures(call.method, rounds), skipped: access.skipped }
+  } finally {
+    await access.close()
+  }
+}
+
+function printAccessReport ({ figures, skipped }: { figures: AccessFigures, skipped: string[] }): void {
+  console.log(`\nAccess layer (API key + rate limit) on ${figures.method}: req/s per round, limits off against on with a premium key\n`)
+  printTable(['round', 'off', 'memory', 'redis'], figures.rounds.map((r, i) => [String(i + 1), ...(['off', 'memory', 'redis'] as const).map((v) => r[v]?.toFixed(0) ?? 'n/a')]))
+  for (const line of skipped) console.log(`skipped ${line}`)
+  console.log(`\nTarget: median ratio >= ${(1 - ACCESS_MAX_COST).toFixed(2)} (the access layer costs at most ${ACCESS_MAX_COST * 100} %)\n`)
+  printTable(['counters', 'median ratio'], Object.entries(figures.medianRatio).map(([v, ratio]) => [v, `${ratio >= 1 - ACCESS_MAX_COST ? 'PASS' : 'FAIL'} ${ratio.toFixed(3)}`]))
+  console.log('')
+}
+
 async function main (): Promise<number> {
   let durationS: number
   let gateway: BenchGateway
@@ -98,11 +132,13 @@ async function main (): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal).once(signal, stopOnSignal)
   try {
     const figures = await benchmark(gateway, load, durationS)
+    const access = await benchmarkAccess(gateway, load, durationS)
     const settings: BenchSettings = { durationS, warmupS: WARMUP_S, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, cpus: cpus().length }
     printReport(figures, settings)
+    printAccessReport(access)
     const bad = failures(figures)
     for (const line of bad) console.log(`WARNING responses failed under load: ${line}`)
-    printJson(figures, settings)
+    printJson(figures, settings, { access: access.figures })
     return bad.length === 0 ? 0 : EXIT_BAD_RESPONSES
   } catch (err) {
     // Interrupted, the load generator's exit is expected: not worth a stack.

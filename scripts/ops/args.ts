@@ -1,12 +1,14 @@
 // The ops command line: `<command> [--from N] [--to M]`, checked before anything starts.
 import { parseArgs } from 'node:util'
 import { OpsUsageError } from '../../core/errors.ts'
+import { parseKeysArgs, type KeysCommand } from './keys-args.ts'
 
 export type OpsCommand =
   | { name: 'help' }
   | { name: 'verify-index', from: number | undefined, to: number | undefined }
   | { name: 'reindex', from: number }
   | { name: 'graphql', enabled: boolean }
+  | KeysCommand
 
 export const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -23,6 +25,18 @@ Commands:
   graphql on|off
       Turn this instance's GraphQL API on or off in DATA_DIR/config.json
       (GRAPHQL_ENABLED). Restart the gateway to apply it.
+  keys create --label L [--tier premium|public] [--limit N]
+      Create an API key (tier premium unless told; --limit: its own requests
+      a minute). Prints the key once: only its SHA-256 is stored.
+  keys list
+      Every key: id, label, tier, limit, created, last used, requests today,
+      revoked. Never the key itself.
+  keys revoke <id|label>
+      Revoke the key with this id, or every live key with this label, at once
+      (every gateway instance refuses it within a second).
+  keys rotate <id|label> [--grace S]
+      Print a new key with the old one's label, tier and limit; the old key
+      keeps working for S seconds (default 0), then is revoked.
 
 Options:
   --help    this text
@@ -39,7 +53,15 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { from: { type: 'string' }, to: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        label: { type: 'string' },
+        tier: { type: 'string' },
+        limit: { type: 'string' },
+        grace: { type: 'string' }
+      }
     })
   } catch (err) {
     throw new OpsUsageError((err as Error).message)
@@ -48,6 +70,7 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
   if (values.help === true || positionals[0] === 'help') return { name: 'help' }
   if (positionals.length === 0) throw new OpsUsageError('no command given')
   if (positionals[0] === 'graphql') return graphqlSwitch(positionals.slice(1), values)
+  if (positionals[0] === 'keys') return parseKeysArgs(positionals.slice(1), values)
   if (positionals.length > 1) throw new OpsUsageError(`one command at a time, got ${positionals.join(' ')}`)
   const from = blockNumber('--from', values.from)
   const to = blockNumber('--to', values.to)

@@ -51,6 +51,14 @@ export async function openOpsContext (config: Config, log: Logger): Promise<OpsC
   }
 }
 
+/** The database alone, found as openOpsContext finds it: for commands that need no node (keys). */
+export async function openOpsDatabase (config: Config, log: Logger): Promise<{ db: Knex, close (): Promise<void> }> {
+  const databaseUrl = config.databaseUrl ?? (await readEndpoints(config.dataDir))?.database_url
+  await checkDataDirIsOurs(config, { needsNode: false, needsDatabase: databaseUrl === undefined })
+  const database = await openDatabase({ url: databaseUrl, dataDir: config.dataDir, log: log.child({ name: 'db' }), poolMax: OPS_POOL_MAX })
+  return { db: database.knex, close: database.close }
+}
+
 /**
  * Starting Geth or PostgreSQL on DATA_DIR stops what already runs there, so a
  * gateway that has not published its endpoints yet must be left alone; and an

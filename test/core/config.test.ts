@@ -56,3 +56,17 @@ t.test('NFT metadata settings: on, through ipfs.io, private hosts refused, unles
     { enabled: false, ipfsGateway: 'http://10.0.0.5:8080/ipfs/', allowPrivateHosts: true })
   t.throws(() => loadConfig({ NFT_METADATA_IPFS_GATEWAY: 'ipfs://x' }), /NFT_METADATA_IPFS_GATEWAY/)
 })
+
+t.test('access settings: limits on at 100 and 1000 a minute, no Redis, no trusted proxy, no admin API, unless told otherwise', async (t) => {
+  const config = loadConfig({})
+  t.same(config.rateLimit, { enabled: true, publicPerMin: 100, premiumPerMin: 1000, redisUrl: undefined })
+  t.same(config.trustProxy, [])
+  t.equal(config.auth.adminToken, undefined)
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.1,192.168.0.0/16,fd00::/8' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', 'fd00::/8'])
+  for (const bad of ['10.0.0.256', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '1.2.3.4,', 'true']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: bad }), { code: 'GW_ERR_CONFIG_INVALID', message: /TRUST_PROXY/ }, bad)
+  }
+  t.throws(() => loadConfig({ ADMIN_TOKEN: 'short' }), /ADMIN_TOKEN/)
+  t.throws(() => loadConfig({ REDIS_URL: 'localhost:6379' }), /REDIS_URL/)
+  t.throws(() => loadConfig({ RATE_LIMIT_PUBLIC_PER_MIN: '0' }), /RATE_LIMIT_PUBLIC_PER_MIN/)
+})

@@ -1,0 +1,107 @@
+// API keys as requests see them: hashed, looked up once, then answered from
+// memory. Each instance hears key changes (notify.ts) and forgets the key
+// changed, so a revocation made anywhere holds here within PostgreSQL's
+// delivery time. While that connection is down nothing is heard: entries are
+// then trusted for a second only, and all are forgotten when it is back.
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+import { hashApiKey, isWellFormedApiKey } from './key-format.ts'
+import { findApiKeyByHash, type ApiKeyRecord } from './store.ts'
+import { listenForKeyChanges } from './notify.ts'
+import type { ChannelListener } from '../db/listen.ts'
+
+/** Cached keys (known and unknown) before the oldest are dropped. */
+const MAX_ENTRIES = 100_000
+/** A backstop should a notice be lost with the connection still up. */
+const TRUSTED_MS = 60_000
+const TRUSTED_UNHEARD_MS = 1_000
+const RELISTEN_MS = 1_000
+
+export type ApiKeyLookup = {
+  /** The live key, or why it is refused. */
+  find (key: string): Promise<ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'>
+  close (): Promise<void>
+}
+
+export type ApiKeyLookupOptions = { db: Knex, databaseUrl: string, log: Logger }
+
+type Entry = { record: ApiKeyRecord | undefined, loadedAtMs: number }
+
+export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKeyLookup> {
+  const cache = new Map<string, Entry>()
+  const hashes = new Map<string, string>()
+  const loading = new Map<string, Promise<ApiKeyRecord | undefined>>()
+  // Bumped by every notice: a lookup that overlapped one does not cache what it read.
+  let changes = 0
+  let listener: ChannelListener | undefined
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
+
+  const forget = (hashHex: string): void => { changes++; cache.delete(hashHex) }
+  // listen() logs its own failures and never rejects.
+  const relisten = (): void => { retry = setTimeout(() => { listen().catch(() => {}) }, RELISTEN_MS) }
+  async function listen (): Promise<void> {
+    retry = undefined
+    if (closed) return
+    try {
+      listener = await listenForKeyChanges(o.databaseUrl, o.log, forget, () => {
+        listener = undefined
+        relisten()
+      })
+      if (closed) { await listener.close(); return }
+      // Whatever changed while nobody listened is read again.
+      changes++
+      cache.clear()
+    } catch (err) {
+      o.log.warn({ err: (err as Error).message }, 'cannot listen for API key changes; trying again')
+      relisten()
+    }
+  }
+  await listen()
+
+  async function load (hashHex: string, hash: Buffer): Promise<ApiKeyRecord | undefined> {
+    const seen = changes
+    const record = await findApiKeyByHash(o.db, hash)
+    if (seen === changes) {
+      if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!)
+      cache.set(hashHex, { record, loadedAtMs: Date.now() })
+    }
+    return record
+  }
+
+  async function find (key: string): Promise<ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'> {
+    if (!isWellFormedApiKey(key)) return 'malformed'
+    // A key's hash never changes: remembered, so a busy key is hashed once, not per request.
+    let hashHex = hashes.get(key)
+    if (hashHex === undefined) {
+      hashHex = hashApiKey(key).toString('hex')
+      if (hashes.size >= MAX_ENTRIES) hashes.delete(hashes.keys().next().value!)
+      hashes.set(key, hashHex)
+    }
+    const now = Date.now()
+    const entry = cache.get(hashHex)
+    let record: ApiKeyRecord | undefined
+    if (entry !== undefined && now - entry.loadedAtMs < (listener === undefined ? TRUSTED_UNHEARD_MS : TRUSTED_MS)) {
+      record = entry.record
+    } else {
+      let pending = loading.get(hashHex)
+      if (pending === undefined) {
+        const loadingHash = hashHex
+        pending = load(loadingHash, Buffer.from(loadingHash, 'hex')).finally(() => loading.delete(loadingHash))
+        loading.set(hashHex, pending)
+      }
+      record = await pending
+    }
+    if (record === undefined) return 'unknown'
+    return record.revokedAtMs !== null && record.revokedAtMs <= now ? 'revoked' : record
+  }
+
+  return {
+    find,
+    async close () {
+      closed = true
+      clearTimeout(retry)
+      await listener?.close()
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// Requests and rejections per key and UTC day, summed in memory and added to
+// api_key_usage in one statement every few seconds: a busy key costs the
+// database one upsert per flush, not one write per request.
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+
+export const USAGE_FLUSH_INTERVAL_MS = 5_000
+const DAY_MS = 24 * 3600 * 1000
+
+export type UsageRecorder = {
+  record (keyId: string, requests: number, rejected: boolean): void
+  /** Writes what is summed so far; the plugin calls it on close. */
+  flush (): Promise<void>
+  close (): Promise<void>
+}
+
+type Sums = { requests: number, rejections: number, lastUsedMs: number }
+
+export function createUsageRecorder ({ db, log, intervalMs = USAGE_FLUSH_INTERVAL_MS }: { db: Knex, log: Logger, intervalMs?: number }): UsageRecorder {
+  // Keyed by `${day} ${keyId}`, so a flush after midnight still books each request on its own day.
+  let pending = new Map<string, Sums>()
+  let flushing = Promise.resolve()
+  // flush() logs its own failures and never rejects.
+  const timer = setInterval(() => { flush().catch(() => {}) }, intervalMs)
+  timer.unref()
+
+  // The UTC day, worked out again only when it ends: record() runs on every keyed request.
+  let day = ''
+  let dayEndsAtMs = 0
+  function record (keyId: string, requests: number, rejected: boolean): void {
+    const now = Date.now()
+    if (now >= dayEndsAtMs) {
+      day = new Date(now).toISOString().slice(0, 10)
+      dayEndsAtMs = Date.parse(day) + DAY_MS
+    }
+    const slot = `${day} ${keyId}`
+    const sums = pending.get(slot)
+    if (sums === undefined) pending.set(slot, { requests, rejections: rejected ? requests : 0, lastUsedMs: now })
+    else {
+      sums.requests += requests
+      if (rejected) sums.rejections += requests
+      sums.lastUsedMs = now
+    }
+  }
+
+  async function write (batch: Map<string, Sums>): Promise<void> {
+    const rows = [...batch].map(([slot, sums]) => {
+      const [day, keyId] = slot.split(' ') as [string, string]
+      return { keyId, day, ...sums }
+    })
+    await db.transaction(async (trx) => {
+      await trx.raw(`insert into api_key_usage (key_id, day, requests, rejections)
+        select * from unnest(?::bigint[], ?::date[], ?::bigint[], ?::bigint[])
+        on conflict (key_id, day) do update set requests = api_key_usage.requests + excluded.requests,
+          rejections = api_key_usage.rejections + excluded.rejections`,
+      [rows.map((r) => r.keyId), rows.map((r) => r.day), rows.map((r) => r.requests), rows.map((r) => r.rejections)])
+      await trx.raw(`update api_keys k set last_used_at = greatest(k.last_used_at, to_timestamp(u.ms / 1000.0))
+        from unnest(?::bigint[], ?::float8[]) as u(id, ms) where k.id = u.id`,
+      [rows.map((r) => r.keyId), rows.map((r) => r.lastUsedMs)])
+    })
+  }
+
+  async function flush (): Promise<void> {
+    flushing = flushing.then(async () => {
+      if (pending.size === 0) return
+      const batch = pending
+      pending = new Map()
+      // A key deleted meanwhile fails the foreign key: its sums are dropped with the batch, and said so.
+      await write(batch).catch((err: Error) => log.warn({ err: err.message, keys: batch.size }, 'cannot record API key usage; these sums are lost'))
+    })
+    await flushing
+  }
+
+  return {
+    record,
+    flush,
+    async close () {
+      clearInterval(timer)
+      await flush()
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// The rate limiter's counters: in Redis when REDIS_URL is set, so that every
+// instance behind a load balancer spends one budget per client; in memory
+// otherwise. Losing Redis must not stop the service: while it is away each
+// instance counts in its own memory (limits hold per instance), and counting
+// goes back to Redis when ioredis reconnects.
+import { Redis } from 'ioredis'
+import type { Logger } from '../logger.ts'
+import { createMemoryCounters, type CounterState } from './memory-counters.ts'
+
+export type { CounterState }
+
+// One round trip: add the cost, start the window on the first hit, report what is left of it.
+const INCR_SCRIPT = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+if count == tonumber(ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {count, tonumber(ARGV[2])}
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {count, ttl}`
+
+const KEY_PREFIX = 'tg:rl:'
+/** A Redis slower than this is treated as away for that request: the limiter must not add latency. */
+const REDIS_COMMAND_TIMEOUT_MS = 250
+const REDIS_RECONNECT_MAX_MS = 2_000
+/** After a failed command, how long to count in memory before trying Redis again. */
+const REDIS_PAUSE_MS = 1_000
+
+export type CounterStore = {
+  /** Synchronous when counted in memory: the hot path need not wait for a microtask it does not need. */
+  incr (key: string, cost: number, windowMs: number): CounterState | Promise<CounterState>
+  /** Where counts go now. */
+  backend (): 'redis' | 'memory'
+  close (): Promise<void>
+}
+
+type RedisWithScript = Redis & { tgRateLimitIncr (key: string, cost: number, windowMs: number): Promise<[number, number]> }
+
+export function createCounterStore ({ redisUrl, log }: { redisUrl: string | undefined, log: Logger }): CounterStore {
+  const memory = createMemoryCounters()
+  if (redisUrl === undefined) {
+    return { incr: (key, cost, windowMs) => memory.incr(key, cost, windowMs), backend: () => 'memory', close: async () => {} }
+  }
+  const redis = new Redis(redisUrl, {
+    // Commands fail at once while disconnected instead of queueing behind a dead server.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // Requests arriving together send their increments in one write: a round trip per burst, not per request.
+    enableAutoPipelining: true,
+    retryStrategy: (attempt) => Math.min(attempt * 200, REDIS_RECONNECT_MAX_MS)
+  }) as RedisWithScript
+  redis.defineCommand('tgRateLimitIncr', { numberOfKeys: 1, lua: INCR_SCRIPT })
+  // A failed command (a timeout on a live connection, say) sets Redis aside for a while; a lost connection until ioredis is back.
+  let pausedUntilMs = 0
+  // Starts as expected: a Redis that does not answer at start is logged like one lost later.
+  let counting: 'redis' | 'memory' = 'redis'
+  const backend = (): 'redis' | 'memory' => redis.status === 'ready' && Date.now() >= pausedUntilMs ? 'redis' : 'memory'
+  let closing = false
+  const note = (reason: string): void => {
+    if (closing) return
+    const now = backend()
+    if (now === counting) return
+    counting = now
+    if (now === 'redis') log.info('rate limits are counted in Redis')
+    else log.warn({ reason }, 'Redis is unavailable: rate limits are counted in this instance\'s memory until it is back')
+  }
+  redis.on('ready', () => note('connected'))
+  redis.on('error', (err: Error) => note(err.message))
+  redis.on('close', () => note('connection closed'))
+
+  return {
+    incr (key, cost, windowMs) {
+      if (backend() !== 'redis') return memory.incr(key, cost, windowMs)
+      return redis.tgRateLimitIncr(KEY_PREFIX + key, cost, windowMs).then(([count, ttlMs]) => {
+        if (counting === 'memory') note('answered again')
+        return { count, ttlMs }
+      }, (err: Error) => {
+        pausedUntilMs = Date.now() + REDIS_PAUSE_MS
+        note(err.message)
+        return memory.incr(key, cost, windowMs)
+      })
+    },
+    backend,
+    async close () {
+      closing = true
+      redis.disconnect()
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// Which API a route belongs to, and how each says "no" in its own channel:
+// JSON-RPC an error object per request, GraphQL errors[], REST {"message"}.
+// Set on each route as it is added (route config `access`), read by the auth
+// and rate-limit hooks.
+import type { FastifyReply, RouteOptions } from 'fastify'
+import { JsonRpcError, errorResponse, type JsonRpcId } from '../../core/json-rpc/errors.ts'
+import { ApiKeyInvalidError, RateLimitedError } from '../../core/errors.ts'
+import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
+
+/** `free`: never charged nor checked (health and metrics); `admin`: its own token, charged as REST. */
+export type AccessChannel = 'json-rpc' | 'graphql' | 'rest' | 'admin' | 'free'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessChannel
+  }
+}
+
+export const RPC_PATHS = new Set(['/', '/rpc', '/rpc/:key'])
+const GRAPHQL_PATHS = new Set([GRAPHQL_PATH, GRAPHQL_V1_PATH])
+
+export function routeChannel (route: Pick<RouteOptions, 'url' | 'method'>): AccessChannel {
+  const { url } = route
+  if (url === '/health' || url === '/metrics' || url.startsWith('/api/health')) return 'free'
+  if (url.startsWith('/admin/')) return 'admin'
+  if (GRAPHQL_PATHS.has(url)) return 'graphql'
+  if (RPC_PATHS.has(url) && [route.method].flat().includes('POST')) return 'json-rpc'
+  return 'rest'
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** 401 for a key that is missing its mark: unknown, malformed, revoked, or two different ones. */
+export async function refuseKey (reply: FastifyReply, channel: AccessChannel, reason: string): Promise<FastifyReply> {
+  const error = new ApiKeyInvalidError(reason)
+  reply.code(401).type(JSON_TYPE)
+  switch (channel) {
+    case 'json-rpc': return await reply.send(JSON.stringify(errorResponse(null, new JsonRpcError('UNAUTHORIZED', error.message))))
+    case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'UNAUTHENTICATED' } }] })
+    default: return await reply.send({ statusCode: 401, code: error.code, error: 'Unauthorized', message: error.message })
+  }
+}
+
+/** 429. JSON-RPC: the error for the request's id, or an array of them, one per item, for a batch. */
+export async function refuseOverLimit (reply: FastifyReply, channel: AccessChannel, rpcIds: JsonRpcId | JsonRpcId[]): Promise<FastifyReply> {
+  const error = new RateLimitedError()
+  reply.code(429).type(JSON_TYPE)
+  switch (channel) {
+    case 'json-rpc': {
+      const answer = (id: JsonRpcId): unknown => errorResponse(id, new JsonRpcError('LIMIT_EXCEEDED', error.message))
+      return await reply.send(JSON.stringify(Array.isArray(rpcIds) ? rpcIds.map(answer) : answer(rpcIds)))
+    }
+    case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }] })
+    default: return await reply.send({ message: error.message })
+  }
+}

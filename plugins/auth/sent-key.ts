@@ -1,0 +1,31 @@
+// Where a client may put its API key: header x-api-key (any API), query
+// apikey (what Blockscout and Etherscan clients send), Authorization: Bearer,
+// and on JSON-RPC the last path segment (POST /rpc/<key>, a wallet's RPC URL).
+import type { FastifyRequest } from 'fastify'
+import type { AccessChannel } from './channel.ts'
+
+/** Two different keys, or one sent twice in one place: refused rather than guessed at. */
+export const CONFLICTING_KEYS = Symbol('conflicting API keys')
+
+const BEARER = /^bearer /i
+
+/** The one key the request sends, CONFLICTING_KEYS, or undefined (a public request). */
+export function sentKey (request: FastifyRequest, channel: AccessChannel): string | typeof CONFLICTING_KEYS | undefined {
+  const headers = request.headers
+  const query = request.query as Record<string, unknown> | undefined
+  const authorization = headers.authorization
+  const candidates = [
+    channel === 'json-rpc' ? (request.params as Record<string, unknown> | undefined)?.key : undefined,
+    headers['x-api-key'],
+    // The admin API's own token travels in Authorization: it is no API key.
+    channel !== 'admin' && typeof authorization === 'string' && BEARER.test(authorization) ? authorization.slice(7).trim() : undefined,
+    query?.apikey
+  ]
+  let key: string | undefined
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue
+    if (typeof candidate !== 'string' || (key !== undefined && key !== candidate)) return CONFLICTING_KEYS
+    key = candidate
+  }
+  return key
+}

@@ -1,0 +1,117 @@
+import fp from 'fastify-plugin'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../../core/config.ts'
+import { createCounterStore } from '../../core/rate-limit/counters.ts'
+import { clientBucket } from '../../core/rate-limit/client-address.ts'
+import { refuseOverLimit, type AccessChannel } from '../auth/channel.ts'
+import { costedKey, counterStoreClass } from './counter-store.ts'
+import { rpcCost, rpcIds } from './rpc-items.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accessBudget: AccessBudget
+  }
+  interface FastifyRequest {
+    /** Requests this one counts as (a JSON-RPC batch: its items). */
+    rateLimitCost: number
+  }
+}
+
+export type AccessBudget = {
+  /** Where requests are counted now: 'off' with limits off, 'memory' also while Redis is away. */
+  backend (): 'redis' | 'memory' | 'off'
+  /** Spends one request of the client that opened this WebSocket (a GraphQL subscription start); false when over its limit. */
+  chargeSubscription (upgradeRequest: FastifyRequest): Promise<boolean>
+}
+
+export type RateLimitOptions = Config['rateLimit']
+
+const WINDOW_MS = 60_000
+const WINDOW_S = WINDOW_MS / 1000
+
+type Spent = { limit: number, remaining: number, resetS: number, exceeded: boolean, policy: string }
+
+/**
+ * One budget per client across JSON-RPC, REST, GraphQL and its WebSocket: a
+ * public client is counted by address, a keyed one by key, on
+ * @fastify/rate-limit with core/rate-limit's counters (Redis when REDIS_URL
+ * is set). Health and metrics are never charged. Limits off
+ * (RATE_LIMIT_ENABLED=false), keys are still checked and their use recorded.
+ */
+async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  const log = app.log.child({ name: 'rate-limit' })
+  const usage = app.apiKeys.usage
+  app.decorateRequest('rateLimitCost', 1)
+  const limitOf = (request: FastifyRequest): number => {
+    const key = request.apiKey
+    if (key == null) return options.publicPerMin
+    return key.limitPerMin ?? (key.tier === 'premium' ? options.premiumPerMin : options.publicPerMin)
+  }
+
+  let backend = (): 'redis' | 'memory' | 'off' => 'off'
+  let spend: (request: FastifyRequest, cost: number) => Promise<Spent | undefined> = async (request, cost) => {
+    if (request.apiKey != null) usage.record(request.apiKey.id, cost, false)
+    return undefined
+  }
+  if (options.enabled) {
+    const counters = createCounterStore({ redisUrl: options.redisUrl, log })
+    app.addHook('onClose', async () => await counters.close())
+    backend = counters.backend
+    await app.register(rateLimit, { global: false, store: counterStoreClass(counters, WINDOW_MS) })
+    const limiter = app.createRateLimit({
+      timeWindow: WINDOW_MS,
+      keyGenerator: (request) => costedKey(request.rateLimitCost, request.apiKey == null ? `ip:${clientBucket(request.ip)}` : `key:${request.apiKey.id}`),
+      max: (request) => limitOf(request)
+    })
+    spend = async (request, cost) => {
+      request.rateLimitCost = cost
+      const result = await limiter(request)
+      if (result.isAllowed) return undefined
+      if (request.apiKey != null) usage.record(request.apiKey.id, cost, result.isExceeded)
+      return { limit: result.max, remaining: result.remaining, resetS: result.ttlInSeconds, exceeded: result.isExceeded, policy: request.apiKey?.tier ?? 'public' }
+    }
+  }
+
+  async function charge (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, cost: number, rpcText?: string): Promise<FastifyReply | undefined> {
+    const spent = await spend(request, cost)
+    if (spent === undefined) return undefined
+    setLimitHeaders(reply, spent)
+    if (!spent.exceeded) return undefined
+    reply.header('retry-after', spent.resetS)
+    return await refuseOverLimit(reply, channel, rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch))
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const channel = request.routeOptions.config.access ?? 'rest'
+    // JSON-RPC is charged once its body is read, by its number of requests.
+    if (channel === 'free' || channel === 'json-rpc') return
+    return await charge(request, reply, channel, 1)
+  })
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.config.access !== 'json-rpc') return
+    const text = typeof request.body === 'string' ? request.body : ''
+    return await charge(request, reply, 'json-rpc', rpcCost(text).cost, text)
+  })
+  app.decorate('accessBudget', {
+    backend: () => backend(),
+    async chargeSubscription (upgradeRequest: FastifyRequest) {
+      return (await spend(upgradeRequest, 1))?.exceeded !== true
+    }
+  })
+}
+
+/**
+ * Blockscout's headers, and the IETF pair as draft-ietf-httpapi-ratelimit-headers
+ * (-08 on) spells them: a named policy with its quota and window, and what
+ * remains of it with the seconds until it resets.
+ */
+function setLimitHeaders (reply: FastifyReply, spent: Spent): void {
+  reply.header('x-ratelimit-limit', spent.limit)
+  reply.header('x-ratelimit-remaining', spent.remaining)
+  reply.header('x-ratelimit-reset', spent.resetS)
+  reply.header('ratelimit-policy', `"${spent.policy}";q=${spent.limit};w=${WINDOW_S}`)
+  reply.header('ratelimit', `"${spent.policy}";r=${spent.remaining};t=${spent.resetS}`)
+}
+
+export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x', dependencies: ['auth'] })

@@ -1,0 +1,91 @@
+// The access layer's cost (plugins/auth, plugins/rate-limit): the same calls
+// through gateway instances that differ only in it, on the bench's chain and
+// database: limits off and no key, then limits on with a premium key (in the
+// URL, /rpc/<key>) counted in memory, and in Redis when one answers. Rounds
+// alternate the instances so that each sees the machine in the same state;
+// the ratio is the median over rounds of limited req/s over unlimited req/s.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyInstance } from 'fastify'
+import { loadConfig } from '../../core/config.ts'
+import { createLogger } from '../../core/logger.ts'
+import { buildApp } from '../../plugins/index.ts'
+import { createApiKey } from '../../core/api-keys/store.ts'
+import type { BenchGateway } from './gateway.ts'
+
+export const ACCESS_ROUNDS = 3
+/** The access layer may cost at most this share of throughput. */
+export const ACCESS_MAX_COST = 0.10
+const REDIS_READY_WAIT_MS = 2000
+/** High enough that the bench never reaches it: what is measured is the counting, not refusals. */
+const BENCH_KEY_LIMIT_PER_MIN = 2_000_000_000
+
+export type AccessVariant = 'off' | 'memory' | 'redis'
+export type AccessInstance = { variant: AccessVariant, url: string }
+export type AccessInstances = { instances: AccessInstance[], skipped: string[], close (): Promise<void> }
+
+async function startInstance (gateway: BenchGateway, variant: AccessVariant, redisUrl: string, closers: Array<() => Promise<void>>): Promise<FastifyInstance> {
+  const dataDir = await mkdtemp(join(tmpdir(), `tg-bench-access-${variant}-`))
+  closers.push(async () => await rm(dataDir, { recursive: true, force: true }))
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: gateway.app.db.url,
+    GETH_RPC_URL: gateway.gethUrl,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ENABLED: String(variant !== 'off'),
+    REDIS_URL: variant === 'redis' ? redisUrl : ''
+  })
+  const app = await buildApp(config, { logger: createLogger({ level: 'warn' }) })
+  closers.push(async () => await app.close())
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return app
+}
+
+/** The instances to compare; Redis from REDIS_URL, else the machine's at 127.0.0.1:6379, skipped when it does not answer. */
+export async function startAccessInstances (gateway: BenchGateway): Promise<AccessInstances> {
+  const closers: Array<() => Promise<void>> = []
+  const close = async (): Promise<void> => { for (const closer of closers.reverse()) await closer().catch(() => {}) }
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+  const { key } = await createApiKey(gateway.app.db.knex, { label: 'bench', tier: 'premium', limitPerMin: BENCH_KEY_LIMIT_PER_MIN })
+  const instances: AccessInstance[] = []
+  const skipped: string[] = []
+  try {
+    for (const variant of ['off', 'memory', 'redis'] as const) {
+      const app = await startInstance(gateway, variant, redisUrl, closers)
+      if (variant === 'redis') {
+        const deadline = Date.now() + REDIS_READY_WAIT_MS
+        while (app.accessBudget.backend() !== 'redis' && Date.now() < deadline) await sleep(50)
+        if (app.accessBudget.backend() !== 'redis') { skipped.push(`redis: none answers at ${redisUrl}`); continue }
+      }
+      const { port } = app.server.address() as { port: number }
+      instances.push({ variant, url: variant === 'off' ? `http://127.0.0.1:${port}/rpc` : `http://127.0.0.1:${port}/rpc/${key}` })
+    }
+  } catch (err) {
+    await close()
+    throw err
+  }
+  return { instances, skipped, close }
+}
+
+export type AccessRound = Partial<Record<AccessVariant, number>>
+export type AccessFigures = { method: string, rounds: AccessRound[], medianRatio: Partial<Record<'memory' | 'redis', number>>, pass: boolean }
+
+function median (values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** Ratios of each limited variant's req/s over the unlimited one's, median over rounds. */
+export function accessFigures (method: string, rounds: AccessRound[]): AccessFigures {
+  const medianRatio: AccessFigures['medianRatio'] = {}
+  for (const variant of ['memory', 'redis'] as const) {
+    const ratios = rounds.filter((r) => r[variant] !== undefined && r.off !== undefined).map((r) => r[variant]! / r.off!)
+    if (ratios.length > 0) medianRatio[variant] = median(ratios)
+  }
+  const pass = Object.values(medianRatio).every((ratio) => ratio >= 1 - ACCESS_MAX_COST)
+  return { method, rounds, medianRatio, pass }
+}

@@ -1,0 +1,149 @@
+// API keys with limits off (RATE_LIMIT_ENABLED=false, a private instance):
+// keys sent are still checked, and each interface refuses a bad one with 401
+// in its own channel. Also the admin API, and the key never being kept in
+// clear by the database or the logs.
+import t, { type Test } from 'tap'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { buildTestConfig } from '../../helper.ts'
+import { buildApp } from '../../../plugins/index.ts'
+import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { generateApiKey } from '../../../core/api-keys/key-format.ts'
+
+const ADMIN_TOKEN = 'admin-token-for-the-test-0123456789'
+const logLines: string[] = []
+const { config } = await buildTestConfig(t, { LOG_LEVEL: 'debug', ADMIN_TOKEN })
+const app = await buildApp(config, { logger: pino({ level: 'debug' }, new Writable({ write (chunk, _encoding, done) { logLines.push(String(chunk)); done() } })) })
+t.teardown(async () => await app.close())
+await app.listen({ host: '127.0.0.1', port: 0 })
+const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+const REST_PATH = '/api/v2/main-page/indexing-status'
+const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
+const { key: liveKey } = await createApiKey(app.db.knex, { label: 'live', tier: 'premium' })
+
+type Channel = 'rest' | 'json-rpc' | 'graphql'
+async function sendKey (channel: Channel, headers: Record<string, string>, query = ''): Promise<{ statusCode: number, json: () => any }> {
+  switch (channel) {
+    case 'rest': return await app.inject({ method: 'GET', url: REST_PATH + query, headers })
+    case 'json-rpc': return await app.inject({ method: 'POST', url: '/rpc' + query, headers, payload: rpcBody })
+    case 'graphql': return await app.inject({ method: 'POST', url: '/api/v2/graphql' + query, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify({ query: '{ __typename }' }) })
+  }
+}
+
+/** A revocation is heard through PostgreSQL's NOTIFY: within a second, not at once. */
+async function refusedWithin (send: () => Promise<{ statusCode: number, json: () => any }>): Promise<{ statusCode: number, json: () => any }> {
+  const deadline = Date.now() + 1000
+  let response = await send()
+  while (response.statusCode === 200 && Date.now() < deadline) response = await send()
+  return response
+}
+
+function checkRefused (t: Test, channel: Channel, response: { statusCode: number, json: () => any }, what: string): void {
+  t.equal(response.statusCode, 401, `${channel}: ${what} answers 401`)
+  const body = response.json()
+  if (channel === 'json-rpc') t.match(body, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }, `${channel}: an error object`)
+  else if (channel === 'graphql') t.match(body, { errors: [{ message: /Invalid API key/, extensions: { code: 'UNAUTHENTICATED' } }] }, `${channel}: errors[]`)
+  else t.match(body, { code: 'GW_ERR_API_KEY_INVALID', message: /Invalid API key/ }, `${channel}: {"message"}`)
+}
+
+t.test('with limits off, a live key is served and answers carry no limit headers', async (t) => {
+  for (const channel of ['rest', 'json-rpc', 'graphql'] as const) {
+    const response = await sendKey(channel, { 'x-api-key': liveKey })
+    t.equal(response.statusCode, 200, channel)
+    t.notOk((response as unknown as { headers: Record<string, unknown> }).headers['x-ratelimit-limit'], `${channel}: no limit headers`)
+  }
+})
+
+t.test('an unknown, a malformed and a revoked key answer 401 in each interface\'s own channel', async (t) => {
+  const { key: revoked, listing } = await createApiKey(app.db.knex, { label: 'to revoke', tier: 'premium' })
+  await revokeApiKeys(app.db.knex, listing.id)
+  for (const channel of ['rest', 'json-rpc', 'graphql'] as const) {
+    checkRefused(t, channel, await sendKey(channel, { 'x-api-key': generateApiKey() }), 'an unknown key')
+    checkRefused(t, channel, await sendKey(channel, { 'x-api-key': 'tg_short' }), 'a malformed key')
+    checkRefused(t, channel, await sendKey(channel, { authorization: `Bearer ${revoked}` }), 'a revoked key')
+    checkRefused(t, channel, await sendKey(channel, {}, `?apikey=${generateApiKey()}`), 'an unknown key in the query')
+  }
+  const path = await app.inject({ method: 'POST', url: `/rpc/${generateApiKey()}`, payload: rpcBody })
+  checkRefused(t, 'json-rpc', path, 'an unknown key in the path')
+})
+
+t.test('a key in both header and query: the same one is served, two different ones are refused', async (t) => {
+  t.equal((await sendKey('rest', { 'x-api-key': liveKey }, `?apikey=${liveKey}`)).statusCode, 200)
+  checkRefused(t, 'rest', await sendKey('rest', { 'x-api-key': liveKey }, `?apikey=${generateApiKey()}`), 'a live key with an unknown one')
+  checkRefused(t, 'rest', await sendKey('rest', { 'x-api-key': generateApiKey() }, `?apikey=${liveKey}`), 'an unknown key with a live one')
+  checkRefused(t, 'rest', await sendKey('rest', {}, `?apikey=${liveKey}&apikey=${liveKey}`), 'the query parameter twice')
+  checkRefused(t, 'json-rpc', await app.inject({ method: 'POST', url: `/rpc/${liveKey}`, headers: { 'x-api-key': generateApiKey() }, payload: rpcBody }), 'a path key with another header key')
+})
+
+t.test('hostile keys of every length and alphabet: 401, never 5xx, never served', async (t) => {
+  const alphabets = ['a', 'Z9', '-_', '€ü漢', '\u0000\u0001\u007f', '"\'<>{}', '%00%ff', ' \t', 'tg_', '🔑']
+  const candidates: string[] = ['', 'tg_', liveKey + 'x', liveKey.slice(0, -1), liveKey.toUpperCase(), ' ' + liveKey]
+  for (const alphabet of alphabets) {
+    // Sliced by code point: half an emoji is no string a client could send.
+    for (const length of [1, 2, 43, 46, 47, 1000, 8000]) candidates.push([...alphabet.repeat(length)].slice(0, length).join(''))
+  }
+  for (const candidate of candidates) {
+    const query = await app.inject({ method: 'GET', url: `${REST_PATH}?apikey=${encodeURIComponent(candidate)}` })
+    t.equal(query.statusCode, 401, `query ${JSON.stringify(candidate.slice(0, 20))} (${candidate.length})`)
+    if (/^[\x20-\x7e]*$/.test(candidate) && candidate.trim() === candidate) {
+      const header = await app.inject({ method: 'GET', url: REST_PATH, headers: { 'x-api-key': candidate } })
+      t.equal(header.statusCode, 401, `header ${JSON.stringify(candidate.slice(0, 20))} (${candidate.length})`)
+    }
+  }
+})
+
+t.test('a 1 MB header is refused with 431 on a real socket', async (t) => {
+  const response = await fetch(url + REST_PATH, { headers: { 'x-api-key': 'tg_' + 'a'.repeat(1 << 20) } }).catch((err: Error) => err)
+  if (response instanceof Error) t.pass(`the connection was refused: ${response.message}`)
+  else t.equal(response.status, 431)
+  t.equal((await fetch(url + REST_PATH)).status, 200, 'the server still answers')
+})
+
+t.test('admin API: refused without the token, then create, list, rotate and revoke', async (t) => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  t.equal((await app.inject({ method: 'GET', url: '/admin/api/keys' })).statusCode, 401)
+  const wrong = await app.inject({ method: 'GET', url: '/admin/api/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}x` } })
+  t.equal(wrong.statusCode, 401)
+  t.equal(wrong.json().code, 'GW_ERR_ADMIN_UNAUTHORIZED')
+  const created = await app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload: { label: 'from admin', limit_per_min: 50 } })
+  t.equal(created.statusCode, 201)
+  const { key, id } = created.json()
+  t.match(created.json(), { label: 'from admin', tier: 'premium', limit_per_min: 50, revoked_at: null })
+  t.equal((await sendKey('rest', { 'x-api-key': key })).statusCode, 200)
+  const bad = await app.inject({ method: 'POST', url: '/admin/api/keys', headers: admin, payload: { label: 'x', tier: 'gold' } })
+  t.equal(bad.statusCode, 400)
+  const listed = (await app.inject({ method: 'GET', url: '/admin/api/keys', headers: admin })).json()
+  t.ok(listed.some((k: { id: string }) => k.id === id), 'listed')
+  t.notOk(JSON.stringify(listed).includes(key), 'the list never holds a key')
+  const rotated = await app.inject({ method: 'POST', url: `/admin/api/keys/${id}/rotate`, headers: admin, payload: { grace_seconds: 0 } })
+  t.equal(rotated.statusCode, 201)
+  t.equal(rotated.json().label, 'from admin')
+  t.equal(rotated.json().old.id, id)
+  checkRefused(t, 'rest', await refusedWithin(async () => await sendKey('rest', { 'x-api-key': key })), 'the rotated-out key')
+  t.equal((await sendKey('rest', { 'x-api-key': rotated.json().key })).statusCode, 200, 'the new key works')
+  const revoked = await app.inject({ method: 'POST', url: '/admin/api/keys/from%20admin/revoke', headers: admin })
+  t.equal(revoked.statusCode, 200)
+  t.equal(revoked.json().length, 1)
+  checkRefused(t, 'rest', await refusedWithin(async () => await sendKey('rest', { 'x-api-key': rotated.json().key })), 'the revoked key')
+  t.equal((await app.inject({ method: 'POST', url: '/admin/api/keys/nobody/revoke', headers: admin })).statusCode, 404)
+  const spec = (await app.inject({ method: 'GET', url: '/api-docs/json' })).json()
+  t.same(spec.paths['/admin/api/keys'].get.tags, ['admin'], 'on /api-docs under its own tag')
+})
+
+t.test('the database and the logs never hold a key in clear', async (t) => {
+  const { key } = await createApiKey(app.db.knex, { label: 'secret', tier: 'premium' })
+  await sendKey('rest', { 'x-api-key': key })
+  await sendKey('rest', {}, `?apikey=${key}`)
+  await sendKey('graphql', { authorization: `Bearer ${key}` })
+  await app.inject({ method: 'POST', url: `/rpc/${key}`, payload: rpcBody })
+  await app.apiKeys.usage.flush()
+  const { stdout: dump } = await promisify(execFile)('pg_dump', [config.databaseUrl!], { maxBuffer: 1 << 28 })
+  t.ok(dump.includes('secret'), 'the dump holds the key\'s row')
+  t.notOk(dump.includes(key), 'but not the key')
+  t.notOk(dump.includes(key.slice(3)), 'nor its random part')
+  t.ok(logLines.some((line) => line.includes('/rpc/[key]')), 'requests were logged')
+  t.notOk(logLines.some((line) => line.includes(key.slice(3))), 'the log never holds the key')
+})
