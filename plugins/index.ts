@@ -3,7 +3,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type pino from 'pino'
 import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
-import { RouteNotFoundError } from '../core/errors.ts'
+import { DatabaseUnavailableError, RouteNotFoundError } from '../core/errors.ts'
+import { isDatabaseUnavailable } from '../core/db/unavailable.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
 import apiDocs from './api-docs/index.ts'
 import db from './db/index.ts'
@@ -35,6 +36,12 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
     })
   }
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // The database down or restarting (plugins/db supervises an embedded one): a wait, not a failure.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error.message, reqId: request.id }, 'request needed the database, which is unavailable')
+      const unavailable = new DatabaseUnavailableError()
+      return await reply.code(503).send({ statusCode: 503, code: unavailable.code, error: 'Service Unavailable', message: unavailable.message })
+    }
     const status = error.statusCode ?? 500
     if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'request failed')
