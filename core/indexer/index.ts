@@ -122,21 +122,20 @@ export function createIndexer (o: IndexerOptions): Indexer {
    * ends in IndexerLockLostError, which is retried: the lock may be free again.
    */
   async function writeWhileHolding (lock: IndexerLock, signal: AbortSignal, onProgress: () => void): Promise<void> {
-    const tenure = new AbortController()
-    setMaxListeners(100, tenure.signal)
-    const stop = (): void => tenure.abort(signal.reason)
-    signal.addEventListener('abort', stop, { once: true })
-    lock.lost.then(() => tenure.abort(new IndexerLockLostError('lost the indexer lock\'s connection')), () => {})
+    const lost = new AbortController()
+    lock.lost.then(() => lost.abort(new IndexerLockLostError('lost the indexer lock\'s connection')), () => {})
+    // Either ends the tenure; a stop that came while the lock was being taken is already in `signal`.
+    const tenure = AbortSignal.any([signal, lost.signal])
+    setMaxListeners(100, tenure)
     try {
-      await indexAsWriter(tenure.signal, lock, onProgress)
+      await indexAsWriter(tenure, lock, onProgress)
     } catch (err) {
-      // Anything that failed because the tenure ended says why it ended, below.
-      if (!tenure.signal.aborted || signal.aborted) throw err
+      // Anything that failed because the lock was lost says so, below.
+      if (!lost.signal.aborted || signal.aborted) throw err
     } finally {
-      signal.removeEventListener('abort', stop)
       await lock.release()
     }
-    if (tenure.signal.aborted && !signal.aborted) throw tenure.signal.reason
+    if (lost.signal.aborted && !signal.aborted) throw lost.signal.reason
   }
 
   /** Another instance writes: keep the status fresh for /health and try for the lock now and then. */
