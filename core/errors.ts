@@ -24,6 +24,7 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
+export const DatabaseUnavailableError = createError('GW_ERR_DATABASE_UNAVAILABLE', 'The database is unavailable; try again shortly', 503)
 
 // Access: API keys, rate limits and the admin API (plugins/auth, plugins/rate-limit).
 export const ApiKeyInvalidError = createError<[string]>('GW_ERR_API_KEY_INVALID', 'Invalid API key: %s', 401)
@@ -47,5 +48,6 @@ export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
   OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
-  GraphqlDisabledError, ApiKeyInvalidError, RateLimitedError, AdminUnauthorizedError, ApiKeyNotFoundError, ApiKeyAmbiguousError
+  GraphqlDisabledError, DatabaseUnavailableError, ApiKeyInvalidError, RateLimitedError, AdminUnauthorizedError, ApiKeyNotFoundError,
+  ApiKeyAmbiguousError
 ].map((E) => new E('', '').code)

@@ -1,9 +1,10 @@
 // The signer's key lives in Geth's keystore with a random password file; the
 // faucet's key is held by the gateway. Both are made on first start and reused.
-import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Wallet, encryptKeystoreJson, getAddress } from 'ethers'
+import { readIfExists, writeSecret } from '../core/fs/secret-file.ts'
 
 // scrypt N as Geth's --lightkdf: the password file sits beside the key, so a
 // slow KDF would only slow every start without protecting anything.
@@ -60,18 +61,4 @@ async function createFaucetKey (file: string): Promise<string> {
   const key = Wallet.createRandom().privateKey
   await writeSecret(file, key + '\n')
   return key
-}
-
-async function writeSecret (file: string, text: string): Promise<void> {
-  await writeFile(file, text, { mode: 0o600, flag: 'wx' })
-  await chmod(file, 0o600)
-}
-
-async function readIfExists (file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw err
-  }
 }

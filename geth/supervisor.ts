@@ -8,13 +8,12 @@ import { execa, type ResultPromise } from 'execa'
 import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
 import { GethStartFailedError } from '../core/errors.ts'
+import { restartDelayMs } from '../core/restart-backoff.ts'
 import { forwardGethLogLine } from './log-lines.ts'
 import { waitForRpc } from './ready.ts'
 
 const READY_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 15_000
-const RESTART_BASE_DELAY_MS = 500
-const RESTART_MAX_DELAY_MS = 30_000
 /** A run this long counts as healthy: the next crash starts the backoff afresh. */
 const STABLE_RUN_MS = 60_000
 const LOG_TAIL_LINES = 30
@@ -85,7 +84,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
     events.emit('exit', result)
     if (stopping) return
     failuresInARow = ranMs >= STABLE_RUN_MS ? 1 : failuresInARow + 1
-    const delayMs = Math.min(RESTART_BASE_DELAY_MS * 2 ** (failuresInARow - 1), RESTART_MAX_DELAY_MS)
+    const delayMs = restartDelayMs(failuresInARow)
     log.warn({ exit_code: result.exitCode, signal: result.signal, ran_ms: ranMs, restart_in_ms: delayMs, last_output: tail.slice(-5) },
       'geth exited unexpectedly; restarting')
     restartTimer = setTimeout(() => { restart().catch(() => {}) }, delayMs)

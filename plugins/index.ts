@@ -4,7 +4,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type pino from 'pino'
 import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
-import { RouteNotFoundError } from '../core/errors.ts'
+import { DatabaseUnavailableError, RouteNotFoundError } from '../core/errors.ts'
+import { isDatabaseUnavailable } from '../core/db/unavailable.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
 import { redactUrl } from '../core/api-keys/redact.ts'
 import apiDocs from './api-docs/index.ts'
@@ -70,6 +71,12 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     })
   }
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // The database down or restarting (plugins/db supervises an embedded one): a wait, not a failure.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error.message, reqId: request.id }, 'request needed the database, which is unavailable')
+      const unavailable = new DatabaseUnavailableError()
+      return await reply.code(503).send({ statusCode: 503, code: unavailable.code, error: 'Service Unavailable', message: unavailable.message })
+    }
     const status = error.statusCode ?? 500
     if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'request failed')

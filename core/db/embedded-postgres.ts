@@ -9,9 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../logger.ts'
 import { EmbeddedPostgresFailedError } from '../errors.ts'
 import { findFreePort } from '../net/free-port.ts'
+import { EMBEDDED_USER, LEGACY_PASSWORD, createEmbeddedPassword, readEmbeddedPassword, replaceLegacyPassword } from './embedded-postgres-password.ts'
+import { superviseEmbeddedPostgres, type PostgresProcessHandle } from './embedded-postgres-supervisor.ts'
 
-const USER = 'postgres'
-const PASSWORD = 'postgres'
 export const EMBEDDED_DATABASE = 'gateway'
 
 export type EmbeddedPostgresServer = {
@@ -19,6 +19,8 @@ export type EmbeddedPostgresServer = {
   adminUrl: string
   /** Connection URL of the gateway's database. */
   url: string
+  /** Times the server was started again after it died. */
+  readonly restarts: number
   stop (): Promise<void>
 }
 
@@ -27,18 +29,23 @@ export type EmbeddedPostgresOptions = { databaseDir: string, log: Logger, databa
 export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBEDDED_DATABASE }: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
   const EmbeddedPostgres = await importWithoutExitHooks()
   const port = await findFreePort()
+  const isNew = !(await pathExists(`${databaseDir}/PG_VERSION`))
+  // Undefined for a cluster made before the password was kept: replaced once it runs.
+  let password = await readEmbeddedPassword(databaseDir)
+  if (isNew) password ??= await createEmbeddedPassword(databaseDir)
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
-    user: USER,
-    password: PASSWORD,
+    user: EMBEDDED_USER,
+    password: password ?? LEGACY_PASSWORD,
+    // New clusters only (initdb): the password never crosses the socket in the clear.
+    authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
     createPostgresUser: true,
     onLog: (message) => log.debug({ postgres: String(message).trim() }, 'postgres'),
     onError: (message) => log.warn({ postgres: String(message).trim() }, 'postgres')
   })
-  const isNew = !(await pathExists(`${databaseDir}/PG_VERSION`))
   try {
     await mkdir(dirname(databaseDir), { recursive: true })
     if (process.getuid?.() === 0) await grantPostgresUserAccess(databaseDir)
@@ -46,20 +53,27 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
     if (isNew) await server.initialise()
     await server.start()
     if (isNew) await server.createDatabase(database)
+    password ??= await replaceLegacyPassword(databaseDir, port, log)
   } catch (err) {
     throw new EmbeddedPostgresFailedError((err as Error).message ?? String(err))
   }
   // If this process dies without closing, the server must not outlive it.
   const stopOnExit = () => signalPostmaster(databaseDir, 'SIGINT')
   process.on('exit', stopOnExit)
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`
+  const base = `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`
   log.info({ port, databaseDir, new: isNew }, 'embedded PostgreSQL started')
+  const handle = server as unknown as PostgresProcessHandle
+  const supervisor = superviseEmbeddedPostgres(handle, log)
   return {
     adminUrl: `${base}/postgres`,
     url: `${base}/${database}`,
+    get restarts () { return supervisor.restarts },
     async stop () {
+      supervisor.stop()
       process.removeListener('exit', stopOnExit)
-      await server.stop()
+      // The package waits for its child's exit: a child already dead (killed, or never back) would keep it waiting.
+      const child = handle.process
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) await server.stop()
     }
   }
 }

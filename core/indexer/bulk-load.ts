@@ -11,6 +11,7 @@
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { applyAggregates } from './aggregates.ts'
+import { writeFenced, type WriterFence } from './lock.ts'
 
 /** Fewer blocks behind than this, a backfill keeps every index and sum up to date as it goes. */
 export const BULK_LOAD_MIN_BLOCKS = 1000
@@ -57,9 +58,9 @@ export function shouldBulkLoad (stored: number, head: number, minBlocks: number)
  * foreign keys, keeping their definitions, in one transaction. False when a table could not
  * be locked in time (long reads): the backfill then goes on incrementally.
  */
-export async function startBulkLoad (db: Knex, stored: number, log: Logger): Promise<boolean> {
+export async function startBulkLoad (db: Knex, stored: number, log: Logger, fence?: WriterFence): Promise<boolean> {
   try {
-    const dropped = await db.transaction(async (trx) => {
+    const dropped = await writeFenced(db, fence, async (trx) => {
       await trx.raw(`set local lock_timeout = '${LOCK_TIMEOUT}'`)
       const inserted = await trx('indexer_bulk_load').insert({ aggregated_through: stored }).onConflict('id').ignore().returning('id')
       if (inserted.length === 0) return []
@@ -113,11 +114,11 @@ export async function finishBulkLoad (trx: Knex.Transaction): Promise<boolean> {
  * indexes are being built). A crash in between leaves indexes deferred with
  * the sums done; isBulkLoadOpen() then says so and this is called again.
  */
-export async function finishBulkLoadConcurrently (db: Knex): Promise<boolean> {
+export async function finishBulkLoadConcurrently (db: Knex, fence?: WriterFence): Promise<boolean> {
   const tables: string[] = await db('indexer_deferred_indexes').distinct('table_name').pluck('table_name')
   const tasks = [
-    async () => await db.transaction(applyDeferredSums),
-    ...tables.map((table) => async () => await db.transaction(async (trx) => await buildDeferredIndexes(trx, table)))
+    async () => await writeFenced(db, fence, applyDeferredSums),
+    ...tables.map((table) => async () => await writeFenced(db, fence, async (trx) => await buildDeferredIndexes(trx, table)))
   ]
   // Settled, not all(): a lane that fails must not leave the other one's outcome unhandled.
   const lanes = await Promise.allSettled(Array.from({ length: FINISH_LANES }, async () => {

@@ -14,7 +14,7 @@ import { fetchBlockStates } from './state.ts'
 import { watchNewHeads, type NewHeads } from './new-heads.ts'
 import { fetchTokens, type TokenMetadataCache } from './tokens.ts'
 import { deleteBlocksAbove, readIndexedHashes, readIndexedHead, storeBlocks } from './store.ts'
-import { tryAcquireIndexerLock } from './lock.ts'
+import { IndexerLockLostError, tryAcquireIndexerLock, type IndexerLock, type WriterFence } from './lock.ts'
 import { createLatestBalances } from './latest-balances.ts'
 import { listenForCommits, readBackFrom, readCommittedBlocks, type CommitListener } from './commit-feed.ts'
 import { BULK_LOAD_MIN_BLOCKS, finishBulkLoadConcurrently, isBulkLoadOpen, shouldBulkLoad, startBulkLoad } from './bulk-load.ts'
@@ -98,11 +98,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
         await stopHearingCommits()
         state.role = 'writer'
         o.log.info('holding the indexer lock: this instance indexes')
-        try {
-          await Promise.race([indexAsWriter(signal, () => { failures = 0 }), lock.lost.then(() => { throw new Error('lost the indexer lock connection') })])
-        } finally {
-          await lock.release()
-        }
+        await writeWhileHolding(lock, signal, () => { failures = 0 })
       } catch (err) {
         if (signal.aborted) break
         if (!isRetryable(err)) {
@@ -117,6 +113,29 @@ export function createIndexer (o: IndexerOptions): Indexer {
     }
     await stopHearingCommits()
     state.role = 'stopped'
+  }
+
+  /**
+   * One tenure as the writer, until stopped or the lock's connection is lost.
+   * A lost lock aborts the tenure at once: whatever it was doing ends, and a
+   * commit already under way is refused by the lock's fence (lock.ts). It
+   * ends in IndexerLockLostError, which is retried: the lock may be free again.
+   */
+  async function writeWhileHolding (lock: IndexerLock, signal: AbortSignal, onProgress: () => void): Promise<void> {
+    const lost = new AbortController()
+    lock.lost.then(() => lost.abort(new IndexerLockLostError('lost the indexer lock\'s connection')), () => {})
+    // Either ends the tenure; a stop that came while the lock was being taken is already in `signal`.
+    const tenure = AbortSignal.any([signal, lost.signal])
+    setMaxListeners(100, tenure)
+    try {
+      await indexAsWriter(tenure, lock, onProgress)
+    } catch (err) {
+      // Anything that failed because the lock was lost says so, below.
+      if (!lost.signal.aborted || signal.aborted) throw err
+    } finally {
+      await lock.release()
+    }
+    if (lost.signal.aborted && !signal.aborted) throw lost.signal.reason
   }
 
   /** Another instance writes: keep the status fresh for /health and try for the lock now and then. */
@@ -155,24 +174,24 @@ export function createIndexer (o: IndexerOptions): Indexer {
     await publishing
   }
 
-  async function indexAsWriter (signal: AbortSignal, onProgress: () => void): Promise<void> {
+  async function indexAsWriter (signal: AbortSignal, fence: WriterFence, onProgress: () => void): Promise<void> {
     const progress = createProgress(o.log)
     while (!signal.aborted) {
       const stored = await readIndexedHead(o.db)
       state.indexedHead = stored?.number ?? null
       try {
-        await indexFrom(stored?.number ?? -1, stored?.hash, signal, (rows) => {
+        await indexFrom(stored?.number ?? -1, stored?.hash, signal, fence, (rows) => {
           onProgress()
           progress.record(rows, state.nodeHead ?? 0)
         })
       } catch (err) {
         if (!(err instanceof ReorgDetected)) throw err
-        await rollBackToCommonAncestor(state.indexedHead ?? 0)
+        await rollBackToCommonAncestor(state.indexedHead ?? 0, fence)
       }
     }
   }
 
-  async function indexFrom (last: number, lastHash: Hex | undefined, signal: AbortSignal, onStored: (rows: BlockRows[]) => void): Promise<void> {
+  async function indexFrom (last: number, lastHash: Hex | undefined, signal: AbortSignal, fence: WriterFence, onStored: (rows: BlockRows[]) => void): Promise<void> {
     let nextToFetch = last + 1
     let parentHash = lastHash
     // From a stored head read anew: another writer or a reorg may have changed what lies below it.
@@ -180,7 +199,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
     let head = state.nodeHead = await fetchHeadNumber(o.rpc, signal)
     // A load left unfinished by a crash goes on whatever the backlog now.
     let bulk = await isBulkLoadOpen(o.db)
-    if (!bulk && shouldBulkLoad(last, head, o.bulkLoadMinBlocks ?? BULK_LOAD_MIN_BLOCKS)) bulk = await startBulkLoad(o.db, last, o.log)
+    if (!bulk && shouldBulkLoad(last, head, o.bulkLoadMinBlocks ?? BULK_LOAD_MIN_BLOCKS)) bulk = await startBulkLoad(o.db, last, o.log, fence)
     const inFlight: Array<{ rows: Promise<BlockRows[]>, ready: boolean }> = []
     const fill = (): void => {
       while (inFlight.length < batchesInFlight && nextToFetch <= head) {
@@ -195,7 +214,7 @@ export function createIndexer (o: IndexerOptions): Indexer {
     while (!signal.aborted) {
       fill()
       if (inFlight.length === 0) {
-        if (bulk) bulk = await finishBulk()
+        if (bulk) bulk = await finishBulk(fence)
         await newHeads.wait(o.headPollMs ?? HEAD_POLL_MS, signal)
         const latest = await fetchHead(o.rpc, signal)
         // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
@@ -210,12 +229,12 @@ export function createIndexer (o: IndexerOptions): Indexer {
       for (let merged = 1; merged < batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
       fill()
       if (!isLinked(batch, parentHash)) throw new ReorgDetected()
-      await storeBlocks(o.db, batch, latestBalances)
+      await storeBlocks(o.db, batch, latestBalances, fence)
       const top = batch[batch.length - 1]!.block
       parentHash = top.hash
       state.indexedHead = top.number
       // Near the head: what is left is stored incrementally, with every index in place.
-      if (bulk && head - top.number <= batchBlocks) bulk = await finishBulk()
+      if (bulk && head - top.number <= batchBlocks) bulk = await finishBulk(fence)
       onStored(batch)
       events.emit('blocks', batch)
       if (nextToFetch > head) head = state.nodeHead = Math.max(head, await fetchHeadNumber(o.rpc, signal))
@@ -225,9 +244,9 @@ export function createIndexer (o: IndexerOptions): Indexer {
   }
 
   /** Builds what a bulk load deferred; false, for `bulk`, once done. */
-  async function finishBulk (): Promise<false> {
+  async function finishBulk (fence: WriterFence): Promise<false> {
     const startedAt = performance.now()
-    if (await finishBulkLoadConcurrently(o.db)) o.log.info({ ms: Math.round(performance.now() - startedAt) }, 'bulk load finished: indexes and running sums built')
+    if (await finishBulkLoadConcurrently(o.db, fence)) o.log.info({ ms: Math.round(performance.now() - startedAt) }, 'bulk load finished: indexes and running sums built')
     return false
   }
 
@@ -247,9 +266,9 @@ export function createIndexer (o: IndexerOptions): Indexer {
     return batch
   }
 
-  async function rollBackToCommonAncestor (from: number): Promise<void> {
+  async function rollBackToCommonAncestor (from: number, fence: WriterFence): Promise<void> {
     const ancestor = await findCommonAncestor(from, async (f, t) => await readIndexedHashes(o.db, f, t), async (ns) => await fetchBlockHashes(o.rpc, ns))
-    const removed = await deleteBlocksAbove(o.db, ancestor)
+    const removed = await deleteBlocksAbove(o.db, ancestor, fence)
     o.log.warn({ ancestor, removed_blocks: removed }, 'reorg: rolled back to the common ancestor')
     events.emit('reorg', { ancestor, removed })
   }

@@ -9,6 +9,7 @@ import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
 import { announceCommit } from './commit-feed.ts'
 import type { LatestBalances } from './latest-balances.ts'
+import { writeFenced, type WriterFence } from './lock.ts'
 
 /**
  * How a column of an upsert travels (plain inserts go by COPY, copy-rows.ts):
@@ -60,12 +61,12 @@ async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: C
  * `latest`, when given, answers for addresses it knows instead of
  * coin_balances, and learns the batch's balances once it is committed.
  */
-export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: LatestBalances): Promise<void> {
+export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: LatestBalances, fence?: WriterFence): Promise<void> {
   if (batch.length === 0) return
   const from = batch[0]!.block.number
   const to = batch[batch.length - 1]!.block.number
   let coinBalances: CoinBalanceRow[] = []
-  await db.transaction(async (trx) => {
+  await writeFenced(db, fence, async (trx) => {
     // Safe to lose on a crash: the index resumes from the stored head, and a
     // lost commit only means a batch fetched again. Saves a WAL flush per batch.
     await trx.raw('set local synchronous_commit = off')
@@ -163,8 +164,8 @@ async function removeFrom (trx: Knex.Transaction, from: number): Promise<number>
 }
 
 /** Removes every block above `number`, everything that hangs off them and their share of the running sums. */
-export async function deleteBlocksAbove (db: Knex, number: number): Promise<number> {
-  return await db.transaction(async (trx) => await removeFrom(trx, number + 1))
+export async function deleteBlocksAbove (db: Knex, number: number, fence?: WriterFence): Promise<number> {
+  return await writeFenced(db, fence, async (trx) => await removeFrom(trx, number + 1))
 }
 
 /** The highest indexed block, or undefined on an empty database. */

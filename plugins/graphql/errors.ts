@@ -7,6 +7,7 @@ import mercurius from 'mercurius'
 import { GraphQLError, Kind, type DocumentNode, type ExecutionResult } from 'graphql'
 import type { FastifyBaseLogger } from 'fastify'
 import { clientMessage } from './spelling.ts'
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 
 export const ERROR_CODES = {
   PARSE: 'GRAPHQL_PARSE_FAILED',
@@ -17,6 +18,7 @@ export const ERROR_CODES = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   NOT_FOUND: 'NOT_FOUND',
   INTERNAL: 'INTERNAL_SERVER_ERROR',
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   BAD_REQUEST: 'BAD_REQUEST'
 } as const
 
@@ -94,10 +96,15 @@ function statusOf (errors: readonly GraphQLError[]): number {
 /** mercurius errorFormatter: a code on every error, internals hidden and logged. */
 export function formatErrors (execution: ExecutionResult, context: { reply?: { log: FastifyBaseLogger }, app: { log: FastifyBaseLogger } }) {
   const log = context.reply?.log ?? context.app.log
-  const statusCode = statusOf(execution.errors ?? [])
-  if (statusCode !== 200) log.debug({ statusCode, errors: execution.errors?.map((e) => e.message) }, 'not a GraphQL request')
+  // The database down or restarting: 503, as REST answers, with the reason in errors[].
+  const unavailable = (execution.errors ?? []).some((e) => isDatabaseUnavailable(e.originalError))
+  const statusCode = unavailable ? 503 : statusOf(execution.errors ?? [])
+  if (statusCode !== 200 && !unavailable) log.debug({ statusCode, errors: execution.errors?.map((e) => e.message) }, 'not a GraphQL request')
   const errors = (execution.errors ?? []).flatMap(unwrap).map((error) => {
-    const code = statusCode !== 200 ? ERROR_CODES.BAD_REQUEST : codeOf(error)
+    if (isDatabaseUnavailable(error.originalError)) {
+      return new GraphQLError('The database is unavailable', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.DATABASE_UNAVAILABLE } }).toJSON()
+    }
+    const code = statusCode !== 200 && !unavailable ? ERROR_CODES.BAD_REQUEST : codeOf(error)
     if (code === undefined) {
       log.error({ err: error.originalError ?? error, path: error.path }, 'GraphQL resolver failed')
       return new GraphQLError('Internal server error', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()

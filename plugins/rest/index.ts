@@ -22,6 +22,7 @@ import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
@@ -55,6 +56,10 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
       if (error instanceof RpcUnavailableError || error instanceof RpcResponseError) {
         request.log.warn({ err: error, reqId: request.id }, 'REST request needed the node, which did not answer')
         return await reply.code(503).send({ message: 'The node is unavailable' })
+      }
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error.message, reqId: request.id }, 'REST request needed the database, which is unavailable')
+        return await reply.code(503).send({ message: 'The database is unavailable' })
       }
       request.log.error({ err: error, reqId: request.id }, 'REST request failed')
       return await reply.code(500).send({ message: 'Internal server error' })

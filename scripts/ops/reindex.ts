@@ -23,7 +23,7 @@ export async function runReindex ({ ops, log, out, signal }: OpsCommandContext, 
   if (lock === undefined) throw new IndexerBusyError('reindex')
   try {
     const removed = await countRowsFrom(ops.db, from)
-    await deleteBlocksAbove(ops.db, from - 1)
+    await deleteBlocksAbove(ops.db, from - 1, lock)
     out(removed.blocks === 0
       ? `no indexed blocks from ${from} up: nothing deleted`
       : `deleted blocks ${from}..${removed.top}: ${removed.blocks} blocks, ${removed.transactions} transactions, ${removed.logs} logs, ${removed.internal} internal transactions`)
