@@ -46,6 +46,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
+  CORS_ORIGINS: { type: 'string', default: '*', pattern: '^(\\*|https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*)$', description: 'Origins whose pages may call the API from a browser: * for any, or a comma-separated list of origins (https://explorer.example).' },
   INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
@@ -84,6 +85,10 @@ export type Config = Readonly<{
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
+  }>
+  cors: Readonly<{
+    /** '*' for any origin, or the origins allowed. */
+    origins: '*' | readonly string[]
   }>
   nftMetadata: Readonly<{
     enabled: boolean
@@ -165,6 +170,9 @@ export function loadConfig (env: Env = process.env): Config {
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
+    },
+    cors: {
+      origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim())
     },
     nftMetadata: {
       enabled: v.NFT_METADATA_ENABLED,

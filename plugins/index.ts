@@ -14,6 +14,7 @@ import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
+import cors from './cors/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -26,7 +27,9 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
     forceCloseConnections: true,
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
-    childLoggerFactory: (parent) => parent
+    childLoggerFactory: (parent) => parent,
+    // As Blockscout: /api/v2/addresses/ is /api/v2/addresses (the front end's Top accounts page asks it so).
+    routerOptions: { ignoreTrailingSlash: true }
   })
   // Checked first: building the log record costs more than a proxied eth_blockNumber.
   if (logger.isLevelEnabled('debug')) {
@@ -47,6 +50,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
     return await reply.code(404).send({ statusCode: 404, code: error.code, error: 'Not Found', message: error.message })
   })
 
+  // First: a preflight is answered before any route or not-found handler sees it.
+  await app.register(cors, config.cors)
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax })
   await app.register(geth, { config })
