@@ -47,6 +47,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
   CORS_ORIGINS: { type: 'string', default: '*', pattern: '^(\\*|https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*)$', description: 'Origins whose pages may call the API from a browser: * for any, or a comma-separated list of origins (https://explorer.example).' },
+  SOCKET_MAX_CHANNELS: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Topics one client may have joined at once on the Phoenix socket (/socket/v2/websocket); a join past it is refused.' },
+  SOCKET_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Messages the Phoenix socket may have waiting to be written to one client; a client further behind is disconnected.' },
   INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
 }
 
@@ -85,6 +87,10 @@ export type Config = Readonly<{
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
+  }>
+  socket: Readonly<{
+    maxChannels: number
+    maxQueued: number
   }>
   cors: Readonly<{
     /** '*' for any origin, or the origins allowed. */
@@ -170,6 +176,10 @@ export function loadConfig (env: Env = process.env): Config {
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
+    },
+    socket: {
+      maxChannels: v.SOCKET_MAX_CHANNELS,
+      maxQueued: v.SOCKET_MAX_QUEUED
     },
     cors: {
       origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim())

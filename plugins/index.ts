@@ -15,6 +15,8 @@ import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import cors from './cors/index.ts'
+import websocket from './websocket/index.ts'
+import socket from './socket/index.ts'
 import etherscan from './etherscan/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
@@ -59,11 +61,13 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
+  await app.register(websocket)
   await app.register(rest)
   await app.register(etherscan)
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)
+  await app.register(socket, config.socket)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
   return app
 }

@@ -16,13 +16,15 @@ declare module 'fastify' {
   }
 }
 
+/** The member's JSON text for a pace (core/queries/block-pace.ts). */
+export const confirmationDurationJson = (blockTimeMs: number | null): string => blockTimeMs === null ? '[]' : `[0,${Math.round(blockTimeMs)}]`
+
 export function decorateConfirmationDuration (scope: FastifyInstance): void {
   const pace = createRefreshing(async () => await readBlockPace(scope.db.knex), {
     maxAgeMs: PACE_REFRESH_MS,
     onError: (err) => scope.log.warn({ err }, 'reading the block pace failed; serving the last value')
   })
   scope.decorate('confirmationDuration', async () => {
-    const { blockTimeMs } = (await pace.get()).value
-    return blockTimeMs === null ? '[]' : `[0,${Math.round(blockTimeMs)}]`
+    return confirmationDurationJson((await pace.get()).value.blockTimeMs)
   })
 }

@@ -15,7 +15,8 @@ const get = async (url: string) => await app.inject({ method: 'GET', url })
 
 t.test('getblockcountdown counts the blocks to come and their time at the newest blocks\' pace', async (t) => {
   const timestamps: number[] = []
-  for (let n = Math.max(0, head - PACE_BLOCKS + 1); n <= head; n++) {
+  // The genesis block's timestamp is the chain's making, not a seal: left out.
+  for (let n = Math.max(1, head - PACE_BLOCKS + 1); n <= head; n++) {
     const block = await app.geth.rpc.call<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + n.toString(16), false])
     timestamps.push(Number(block.timestamp))
   }
