@@ -22,6 +22,12 @@ import { presentTokenTransfer, transactionJson } from '../rest/present-transacti
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
 
+/**
+ * new_block events for at most this many blocks of a batch, the newest: a
+ * backfill commits thousands of blocks at once, which Blockscout's realtime
+ * fetcher would never broadcast, and a page shows only the newest anyway.
+ */
+export const MAX_NEW_BLOCKS_PER_BATCH = 10
 /** A transaction's transfers read for an address page: more than any block of this chain's tests and benches carries. */
 const MAX_TRANSFERS_PER_TRANSACTION = 1000
 
@@ -38,7 +44,8 @@ function groupBy<T> (items: T[], keys: (item: T) => Array<string | null>): Map<s
 
 async function broadcastBlocks (db: Knex, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
   const minerTopic = (b: CommittedBlock) => b.block.signer === null ? undefined : TOPICS.minerBlocks(b.block.signer)
-  const wanted = batch.filter((b) => hub.hasSubscribers(TOPICS.newBlock) || (minerTopic(b) !== undefined && hub.hasSubscribers(minerTopic(b)!)))
+  const wanted = batch.slice(-MAX_NEW_BLOCKS_PER_BATCH)
+    .filter((b) => hub.hasSubscribers(TOPICS.newBlock) || (minerTopic(b) !== undefined && hub.hasSubscribers(minerTopic(b)!)))
   if (wanted.length === 0) return
   const { blockTimeMs } = await readBlockPace(db)
   const averageBlockTime = String(Math.round(blockTimeMs ?? 0))

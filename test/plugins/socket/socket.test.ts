@@ -20,6 +20,9 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { waitFor } from '../../support/gateway-process.ts'
 import { checkSpec } from '../../support/openapi.ts'
+import { createChannelHub } from '../../../core/phoenix/hub.ts'
+import { broadcastBatch, MAX_NEW_BLOCKS_PER_BATCH } from '../../../plugins/socket/broadcasts.ts'
+import type { CommittedBlock } from '../../../core/indexer/types.ts'
 
 const { app, url, chain, config } = await build(t)
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
@@ -163,4 +166,20 @@ t.test('a second instance on the database (a reader) tells its clients of the wr
   const payment = await waitForReceipt(provider, (await sender.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).hash)
   await waitFor('the reader\'s clients to hear the block', async () => newBlocks.some((p) => p.block.height === payment.blockNumber) ? true : undefined)
   t.same(newBlocks.find((p) => p.block.height === payment.blockNumber).block, await get(`/api/v2/blocks/${payment.blockNumber}`))
+})
+
+t.test('a batch of many blocks (a backfill) broadcasts new_block for its newest blocks only', async (t) => {
+  const hub = createChannelHub()
+  const heard: string[] = []
+  hub.join('blocks:new_block', { pushText: (text) => { heard.push(text) } })
+  const head = await waitForIndexed(app)
+  const stored = await app.db.knex('blocks').select('number', 'signer').orderBy('number')
+  // Stored blocks, each several times over: a batch longer than the cap.
+  const batch = Array.from({ length: MAX_NEW_BLOCKS_PER_BATCH * 3 }, (_, i) => {
+    const row = stored[(i % head) + 1]
+    return { block: { number: Number(row.number), signer: null }, transactions: [], tokenTransfers: [] } as unknown as CommittedBlock
+  })
+  await broadcastBatch(app.db.knex, hub, batch)
+  t.equal(heard.length, MAX_NEW_BLOCKS_PER_BATCH)
+  t.same(heard.map((text) => JSON.parse(text)[4].block.height), batch.slice(-MAX_NEW_BLOCKS_PER_BATCH).map((b) => b.block.number))
 })
