@@ -20,6 +20,7 @@ import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
+import { advancedFilterRoutes } from './advanced-filters.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
@@ -82,6 +83,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
     await scope.register(configRoutes)
+    await scope.register(advancedFilterRoutes)
   })
 }
 
