@@ -59,7 +59,10 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RATE_LIMIT_PREMIUM_PER_MIN: { type: 'integer', default: 1000, minimum: 1, description: 'Requests a minute for a premium API key, unless the key has its own limit.' },
   REDIS_URL: { type: 'string', pattern: '^rediss?://', description: 'Redis that holds the rate-limit counters, shared by every instance; unset counts in memory.' },
   TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*$', description: 'Comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; unset believes none.' },
-  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Enables the admin API at /admin/api/keys for clients sending Authorization: Bearer <this token> (16 characters or more).' }
+  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Enables the admin API at /admin/api/keys for clients sending Authorization: Bearer <this token> (16 characters or more).' },
+  CORS_ORIGINS: { type: 'string', default: '*', pattern: '^(\\*|https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*)$', description: 'Origins whose pages may call the API from a browser: * for any, or a comma-separated list of origins (https://explorer.example).' },
+  SOCKET_MAX_CHANNELS: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Topics one client may have joined at once on the Phoenix socket (/socket/v2/websocket); a join past it is refused.' },
+  SOCKET_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Messages the Phoenix socket may have waiting to be written to one client; a client further behind is disconnected.' }
 }
 
 export type Config = Readonly<{
@@ -104,6 +107,14 @@ export type Config = Readonly<{
   }>
   indexer: Readonly<{
     bulkLoadMinBlocks: number
+  }>
+  socket: Readonly<{
+    maxChannels: number
+    maxQueued: number
+  }>
+  cors: Readonly<{
+    /** '*' for any origin, or the origins allowed. */
+    origins: '*' | readonly string[]
   }>
   nftMetadata: Readonly<{
     enabled: boolean
@@ -203,6 +214,13 @@ export function loadConfig (env: Env = process.env): Config {
     },
     indexer: {
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
+    },
+    socket: {
+      maxChannels: v.SOCKET_MAX_CHANNELS,
+      maxQueued: v.SOCKET_MAX_QUEUED
+    },
+    cors: {
+      origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim())
     },
     nftMetadata: {
       enabled: v.NFT_METADATA_ENABLED,

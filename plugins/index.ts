@@ -20,6 +20,10 @@ import graphqlDisabled from './graphql/disabled.ts'
 import { closeResources, openResources, type AppResources } from './resources.ts'
 import auth from './auth/index.ts'
 import rateLimit from './rate-limit/index.ts'
+import cors from './cors/index.ts'
+import websocket from './websocket/index.ts'
+import socket from './socket/index.ts'
+import etherscan from './etherscan/index.ts'
 
 export type BuildAppOptions = {
   logger?: pino.Logger
@@ -60,7 +64,9 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
-    childLoggerFactory: (parent) => parent
+    childLoggerFactory: (parent) => parent,
+    // As Blockscout: /api/v2/addresses/ is /api/v2/addresses (the front end's Top accounts page asks it so).
+    routerOptions: { ignoreTrailingSlash: true }
   })
   // Node closes connections beyond this at once, before any byte is read.
   app.server.maxConnections = config.http.maxConnections
@@ -89,6 +95,8 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     return await reply.code(404).send({ statusCode: 404, code: error.code, error: 'Not Found', message: error.message })
   })
 
+  // First: a preflight is answered before any route or not-found handler sees it.
+  await app.register(cors, config.cors)
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { database: resources.database })
   // Before every route they guard: their hooks apply to routes added after them.
@@ -98,10 +106,13 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(indexer, config.indexer)
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
+  await app.register(websocket)
   await app.register(rest)
+  await app.register(etherscan)
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)
+  await app.register(socket, config.socket)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
   return app
 }

@@ -11,6 +11,7 @@ import { runVerifyIndex } from './ops/verify-index.ts'
 import { runReindex } from './ops/reindex.ts'
 import { runGraphqlSwitch } from './ops/graphql.ts'
 import { runKeys } from './ops/keys.ts'
+import { runExplorerEnv } from './ops/explorer-env.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -39,6 +40,7 @@ try {
 }
 // Switches only edit DATA_DIR/config.json: no node, no database.
 if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
+if (command.name === 'explorer-env') process.exit(runExplorerEnv(config, command, out))
 // Synchronous: process.exit below must not drop the last lines.
 const log = pino({ level: config.logLevel, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }))
 

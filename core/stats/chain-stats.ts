@@ -22,7 +22,11 @@ export type ChainStats = {
   averageBlockTimeMs: number
   /** Gas used over gas limit of the newest blocks, in per cent; 0 with none. */
   networkUtilizationPercentage: number
-  /** Wei, as decimal strings; null when no transaction was sealed in the oracle's blocks. */
+  /**
+   * Wei, as decimal strings; null with no block or no base fee. With no
+   * transaction in the oracle's blocks, Blockscout's answer: the next block's
+   * base fee with no priority fee (GasPriceOracle on an empty fee list).
+   */
   gasPrices: null | { baseFee: string, priorityFees: [slow: string, average: string, fast: string] }
 }
 
@@ -45,6 +49,7 @@ const STATS_SQL = `
     (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) * 1000 / (count(*) - 1) end from newest)::float8 as average_block_time_ms,
     (select case when coalesce(sum(gas_limit), 0) = 0 then 0 else sum(gas_used) * 100 / sum(gas_limit) end from newest)::float8 as network_utilization_percentage,
     (select coalesce(base_fee_per_gas, 0)::text from newest order by number desc limit 1) as base_fee,
+    (select json_build_object('gas_used', gas_used::text, 'gas_limit', gas_limit::text, 'base_fee', base_fee_per_gas::text) from newest order by number desc limit 1) as newest_block,
     (select fees::text[] from oracle) as priority_fees
   from totals, today`
 
@@ -59,12 +64,39 @@ type StatsRow = {
   network_utilization_percentage: number
   base_fee: string | null
   priority_fees: string[] | null
+  newest_block: { gas_used: string, gas_limit: string, base_fee: string | null } | null
+}
+
+/** EIP-1559 (London, as Geth 1.13 applies it on this chain): half the gas limit is the target, change at most 1/8. */
+const ELASTICITY_MULTIPLIER = 2n
+const BASE_FEE_CHANGE_DENOMINATOR = 8n
+
+/** The base fee of the block after one with these numbers. */
+export function nextBaseFee (gasUsed: bigint, gasLimit: bigint, baseFee: bigint): bigint {
+  const target = gasLimit / ELASTICITY_MULTIPLIER
+  if (target === 0n || gasUsed === target) return baseFee
+  if (gasUsed > target) {
+    const delta = baseFee * (gasUsed - target) / target / BASE_FEE_CHANGE_DENOMINATOR
+    return baseFee + (delta > 1n ? delta : 1n)
+  }
+  const delta = baseFee * (target - gasUsed) / target / BASE_FEE_CHANGE_DENOMINATOR
+  return baseFee - delta > 0n ? baseFee - delta : 0n
+}
+
+function gasPrices (r: StatsRow): ChainStats['gasPrices'] {
+  const fees = r.priority_fees
+  if (fees !== null && fees.every((f) => f !== null) && r.base_fee !== null) {
+    return { baseFee: r.base_fee, priorityFees: [fees[0]!, fees[1]!, fees[2]!] }
+  }
+  const newest = r.newest_block
+  if (newest === null || newest.base_fee === null) return null
+  const next = nextBaseFee(BigInt(newest.gas_used), BigInt(newest.gas_limit), BigInt(newest.base_fee)).toString()
+  return { baseFee: next, priorityFees: ['0', '0', '0'] }
 }
 
 export async function readChainStats (db: Knex): Promise<ChainStats> {
   const { rows: [row] } = await db.raw<{ rows: StatsRow[] }>(STATS_SQL)
   const r = row!
-  const fees = r.priority_fees
   return {
     totalBlocks: r.total_blocks,
     totalTransactions: r.total_transactions,
@@ -74,8 +106,6 @@ export async function readChainStats (db: Knex): Promise<ChainStats> {
     gasUsedToday: r.gas_used_today,
     averageBlockTimeMs: r.average_block_time_ms,
     networkUtilizationPercentage: r.network_utilization_percentage,
-    gasPrices: fees === null || fees.some((f) => f === null) || r.base_fee === null
-      ? null
-      : { baseFee: r.base_fee, priorityFees: [fees[0]!, fees[1]!, fees[2]!] }
+    gasPrices: gasPrices(r)
   }
 }

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import fp from 'fastify-plugin'
 import mercurius, { type MercuriusOptions } from 'mercurius'
-import websocket from '@fastify/websocket'
 import { printSchema, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../../core/config.ts'
@@ -13,7 +12,7 @@ import { ERROR_CODES, assertDocument, formatErrors, userError, withCode } from '
 import { createLoaders } from './loaders.ts'
 import { createQueryResolvers } from './resolvers/query.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
-import { guardSubscriptionMessages, MAX_WEBSOCKET_MESSAGE_BYTES } from './websocket-messages.ts'
+import { guardSubscriptionMessages } from './websocket-messages.ts'
 import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { feedSubscriptions } from './feed.ts'
@@ -63,8 +62,7 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
   }
 
   await app.register(async (scope) => {
-    // Registered here rather than by mercurius (which then uses it) so that its server is in reach.
-    await scope.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
+    // @fastify/websocket is registered once at the root (plugins/websocket; the Phoenix socket shares it): mercurius uses it.
     guardSubscriptionMessages(scope.websocketServer)
     const subscriptions = limitSubscriptions(scope.websocketServer, {
       maxPerConnection: options.maxSubscriptionsPerConnection, maxTotal: options.maxSubscriptions, log: app.log
@@ -104,4 +102,4 @@ function validateSubscription (schema: GraphQLSchema, document: DocumentNode, op
   if (errors.length > 0) throw userError(errors.map(clientMessage).join('; '), ERROR_CODES.VALIDATION)
 }
 
-export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
+export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'websocket'] })

@@ -6,8 +6,6 @@
 import type { WebSocket, WebSocketServer } from 'ws'
 
 const EMPTY_OBJECT = Buffer.from('{}')
-/** mercurius's own limit when it registers @fastify/websocket itself. */
-export const MAX_WEBSOCKET_MESSAGE_BYTES = 1024 * 1024
 
 /** Whether a frame (text or binary, whole or in fragments) holds the JSON text null. */
 function isJsonNull (data: unknown): boolean {

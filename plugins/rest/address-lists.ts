@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE, listBlocksBySigner } from '../../core/queries/blocks.ts'
 import { listTopAddresses, type TopAddressSort } from '../../core/queries/top-addresses.ts'
-import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances } from '../../core/queries/coin-balances.ts'
+import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
 import { countAddressTabs, isKnownAddress } from '../../core/queries/address-tabs.ts'
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
@@ -25,6 +25,17 @@ const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_tran
   'withdrawals_count', 'internal_transactions_count', 'beacon_deposits_count', 'celo_election_rewards_count']
 
 type TopQuery = { sort?: TopAddressSort, order?: 'asc' | 'desc', fetched_coin_balance?: string, hash?: string, transactions_count?: number | string }
+
+/** A coin balance history item (also the socket's coin_balance event). */
+export function presentCoinBalance (c: CoinBalanceRecord) {
+  return {
+    transaction_hash: c.transaction_hash === null ? null : hex(c.transaction_hash),
+    block_number: c.block_number,
+    delta: c.delta,
+    value: c.value,
+    block_timestamp: timestamp(c.timestamp)
+  }
+}
 
 export async function addressListRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
@@ -98,13 +109,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request) => {
     const rows = await listCoinBalanceHistory(db, hashBytes(request.params.address_hash_param), request.query.block_number)
-    return toPage(rows, (c) => ({
-      transaction_hash: c.transaction_hash === null ? null : hex(c.transaction_hash),
-      block_number: c.block_number,
-      delta: c.delta,
-      value: c.value,
-      block_timestamp: timestamp(c.timestamp)
-    }), (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
+    return toPage(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
   })
 
   app.get<{ Params: Params }>('/addresses/:address_hash_param/coin-balance-history-by-day', {

@@ -104,11 +104,11 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const q = request.query
     const cursor = blockIndexCursor(q)
-    const rows = await listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor)
+    const [rows, confirmation] = await Promise.all([listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx)),
+      items: items.map((tx) => transactionJson(tx, confirmation)),
       next_page_params: rows.length > PAGE_SIZE && last !== undefined ? nextAddressTransactionParams(last, q.filter) : null
     }))
   })

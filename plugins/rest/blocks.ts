@@ -74,8 +74,8 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
     if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
-    const rows = await listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1))
-    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx),
+    const [rows, confirmation] = await Promise.all([listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1)), app.confirmationDuration()])
+    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
       request.query, ['block_number', 'index', 'items_count'])))
   })

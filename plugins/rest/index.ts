@@ -20,7 +20,9 @@ import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
+import { advancedFilterRoutes } from './advanced-filters.ts'
 import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
+import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
@@ -49,6 +51,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
+    decorateConfirmationDuration(scope)
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
       if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
       if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
@@ -85,6 +88,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
     await scope.register(configRoutes)
+    await scope.register(advancedFilterRoutes)
   })
 }
 

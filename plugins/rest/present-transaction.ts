@@ -8,19 +8,20 @@ import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
 // The members PostgreSQL does not write (core/queries/transaction-json.ts):
 // nothing this index knows of (decoding needs a verified ABI, prices an
 // exchange feed) or that clique Geth 1.13 has (EIP-7702, FHE).
-const CONSTANT_MEMBERS = ',"confirmation_duration":[],"decoded_input":null,"transaction_tag":null,"exchange_rate":null,' +
+const CONSTANT_MEMBERS = ',"decoded_input":null,"transaction_tag":null,"exchange_rate":null,' +
   '"historic_exchange_rate":null,"authorization_list":[],"is_pending_update":false,"fhe_operations_count":0'
 
 /**
  * Blockscout's Transaction as JSON text: PostgreSQL's members with the address
- * objects spliced in. Lists carry no token transfers (null); the detail passes
- * its first ones as JSON text and whether there are more.
+ * objects spliced in, and `confirmationDuration` (JSON text: confirmation-duration.ts).
+ * Lists carry no token transfers (null); the detail passes its first ones as
+ * JSON text and whether there are more.
  */
-export function transactionJson (tx: TransactionJsonRow, tokenTransfers = 'null', overflow = 'null'): string {
+export function transactionJson (tx: TransactionJsonRow, confirmationDuration: string, tokenTransfers = 'null', overflow = 'null'): string {
   return '{"from":' + addressJson(tx.from, tx.from_is_contract) +
     ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract)) +
     ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true)) +
-    ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + CONSTANT_MEMBERS + '}'
+    ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + ',"confirmation_duration":' + confirmationDuration + CONSTANT_MEMBERS + '}'
 }
 
 /** A few members of a transaction's JSON text, for a page's cursor. */

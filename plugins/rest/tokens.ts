@@ -40,49 +40,46 @@ function echoed (q: ListQuery) {
 export async function tokenRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
 
-  // Blockscout's router takes the list with a trailing slash too, and its OpenAPI names it `/v2/tokens/`.
-  for (const url of ['/tokens', '/tokens/']) {
-    app.get<{ Querystring: ListQuery }>(url, {
-      schema: {
-        hide: url.endsWith('/'),
-        tags: ['tokens'],
-        summary: 'Tokens by holder count, then name (50 a page); q searches names and symbols, type filters',
-        querystring: query({
-          q: { type: 'string' },
-          type: tokenTypeList,
-          limit: { type: 'integer', minimum: -PAGE_SIZE * 1000, maximum: PAGE_SIZE * 1000 },
-          sort: { type: 'string', enum: ['fiat_value', 'holders_count', 'circulating_market_cap'] },
-          order: { type: 'string', enum: ['asc', 'desc'] },
-          contract_address_hash: cursorAddress,
-          fiat_value: cursorFloatString,
-          holders_count: cursorIntString,
-          is_name_null: { type: 'boolean' },
-          market_cap: cursorFloatString,
-          name: { type: 'string' },
-          items_count: itemsCount
-        }),
-        response: { 200: page(token, { holders_count: { type: 'integer' }, contract_address_hash: { type: 'string' }, items_count: { type: 'integer' } }), 422: validationError }
-      }
-    }, async (request) => {
-      const q = request.query
-      // `limit` only shrinks a page, as in Blockscout.
-      const pageSize = q.limit === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, Math.abs(q.limit))
-      if (pageSize === 0) return { items: [], next_page_params: null }
-      // Market data is null for every token, so fiat and market-cap orders leave the holder order.
-      const ascending = q.sort === 'holders_count' && q.order === 'asc'
-      const rows = await listTokens(db, { types: parseTokenTypes(q.type), q: q.q }, ascending, listCursor(q), pageSize)
-      return toPage(rows, presentToken, (last) => ({
-        contract_address_hash: hex(last.address),
-        fiat_value: null,
-        holders_count: last.holder_count,
-        is_name_null: last.name === null,
-        market_cap: null,
-        name: last.name,
-        items_count: pageSize,
-        ...echoed(q)
-      }), pageSize)
-    })
-  }
+  // Blockscout's OpenAPI names the list `/v2/tokens/`; the router's ignoreTrailingSlash (plugins/index.ts) serves both.
+  app.get<{ Querystring: ListQuery }>('/tokens', {
+    schema: {
+      tags: ['tokens'],
+      summary: 'Tokens by holder count, then name (50 a page); q searches names and symbols, type filters',
+      querystring: query({
+        q: { type: 'string' },
+        type: tokenTypeList,
+        limit: { type: 'integer', minimum: -PAGE_SIZE * 1000, maximum: PAGE_SIZE * 1000 },
+        sort: { type: 'string', enum: ['fiat_value', 'holders_count', 'circulating_market_cap'] },
+        order: { type: 'string', enum: ['asc', 'desc'] },
+        contract_address_hash: cursorAddress,
+        fiat_value: cursorFloatString,
+        holders_count: cursorIntString,
+        is_name_null: { type: 'boolean' },
+        market_cap: cursorFloatString,
+        name: { type: 'string' },
+        items_count: itemsCount
+      }),
+      response: { 200: page(token, { holders_count: { type: 'integer' }, contract_address_hash: { type: 'string' }, items_count: { type: 'integer' } }), 422: validationError }
+    }
+  }, async (request) => {
+    const q = request.query
+    // `limit` only shrinks a page, as in Blockscout.
+    const pageSize = q.limit === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, Math.abs(q.limit))
+    if (pageSize === 0) return { items: [], next_page_params: null }
+    // Market data is null for every token, so fiat and market-cap orders leave the holder order.
+    const ascending = q.sort === 'holders_count' && q.order === 'asc'
+    const rows = await listTokens(db, { types: parseTokenTypes(q.type), q: q.q }, ascending, listCursor(q), pageSize)
+    return toPage(rows, presentToken, (last) => ({
+      contract_address_hash: hex(last.address),
+      fiat_value: null,
+      holders_count: last.holder_count,
+      is_name_null: last.name === null,
+      market_cap: null,
+      name: last.name,
+      items_count: pageSize,
+      ...echoed(q)
+    }), pageSize)
+  })
 
   app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param', {
     schema: { tags: ['tokens'], summary: 'A token', params: addressHashParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }

@@ -33,11 +33,11 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     // Pending transactions are not indexed and clique Geth 1.13 has no blobs.
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
     const cursor = blockIndexCursor(q)
-    const rows = await listTransactions(app.db.knex, cursor)
+    const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, cursor), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx)),
+      items: items.map((tx) => transactionJson(tx, confirmation)),
       next_page_params: rows.length > PAGE_SIZE && last !== undefined
         ? { block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }
         : null
@@ -58,13 +58,13 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     if (tx === undefined) return await reply.code(404).send({ message: 'Not found' })
     const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
     const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
-    return await reply.type(JSON_TEXT).send(transactionJson(tx, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
+    return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
 
   app.get('/main-page/transactions', {
     schema: { tags: ['main-page'], summary: 'The 6 newest transactions', querystring: query(), response: { 200: { type: 'array', items: transaction } } }
   }, async (_request, reply) => {
-    const rows = (await listTransactions(app.db.knex, undefined, 6)).slice(0, 6)
-    return await reply.type(JSON_TEXT).send('[' + rows.map((tx) => transactionJson(tx)).join(',') + ']')
+    const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, undefined, 6), app.confirmationDuration()])
+    return await reply.type(JSON_TEXT).send('[' + rows.slice(0, 6).map((tx) => transactionJson(tx, confirmation)).join(',') + ']')
   })
 }

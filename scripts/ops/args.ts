@@ -9,6 +9,7 @@ export type OpsCommand =
   | { name: 'reindex', from: number }
   | { name: 'graphql', enabled: boolean }
   | KeysCommand
+  | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
 
 export const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -37,6 +38,10 @@ Commands:
   keys rotate <id|label> [--grace S]
       Print a new key with the old one's label, tier and limit; the old key
       keeps working for S seconds (default 0), then is revoked.
+  explorer-env [--api-url URL] [--app-url URL]
+      Print the environment file for Blockscout's front end image pointed at
+      this instance: --api-url is the gateway as browsers reach it (default
+      http://HOST:PORT), --app-url the front end (default http://localhost:3000).
 
 Options:
   --help    this text
@@ -60,7 +65,9 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
         label: { type: 'string' },
         tier: { type: 'string' },
         limit: { type: 'string' },
-        grace: { type: 'string' }
+        grace: { type: 'string' },
+        'api-url': { type: 'string' },
+        'app-url': { type: 'string' }
       }
     })
   } catch (err) {
@@ -71,6 +78,8 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
   if (positionals.length === 0) throw new OpsUsageError('no command given')
   if (positionals[0] === 'graphql') return graphqlSwitch(positionals.slice(1), values)
   if (positionals[0] === 'keys') return parseKeysArgs(positionals.slice(1), values)
+  if (positionals[0] === 'explorer-env') return explorerEnvCommand(positionals.slice(1), values)
+  if (values['api-url'] !== undefined || values['app-url'] !== undefined) throw new OpsUsageError('--api-url and --app-url are explorer-env\'s')
   if (positionals.length > 1) throw new OpsUsageError(`one command at a time, got ${positionals.join(' ')}`)
   const from = blockNumber('--from', values.from)
   const to = blockNumber('--to', values.to)
@@ -97,4 +106,14 @@ function graphqlSwitch (rest: string[], values: { from?: string, to?: string }):
   if (rest.length !== 1 || (rest[0] !== 'on' && rest[0] !== 'off')) throw new OpsUsageError('graphql takes on or off')
   if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('graphql takes no --from or --to')
   return { name: 'graphql', enabled: rest[0] === 'on' }
+}
+
+function explorerEnvCommand (rest: string[], values: { from?: string, to?: string, 'api-url'?: string, 'app-url'?: string }): OpsCommand {
+  if (rest.length > 0) throw new OpsUsageError(`explorer-env takes no arguments, got ${rest.join(' ')}`)
+  if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('explorer-env takes no --from or --to')
+  for (const option of ['api-url', 'app-url'] as const) {
+    const value = values[option]
+    if (value !== undefined && !/^https?:\/\/[^/\s]/.test(value)) throw new OpsUsageError(`--${option} wants an http(s) URL, got ${JSON.stringify(value)}`)
+  }
+  return { name: 'explorer-env', apiUrl: values['api-url'], appUrl: values['app-url'] }
 }

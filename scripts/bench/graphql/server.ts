@@ -8,6 +8,7 @@
 import { EventEmitter } from 'node:events'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import websocket from '../../../plugins/websocket/index.ts'
 import type { Config } from '../../../core/config.ts'
 import type { Database } from '../../../core/db/index.ts'
 import { createRpcClient } from '../../../core/rpc/client.ts'
@@ -29,6 +30,8 @@ export async function startApiServer (database: Database, options: Config['graph
   await app.register(fp(async (scope) => { scope.decorate('indexer', indexer) }, { name: 'indexer' }))
   await app.register(fp(async () => {}, { name: 'db' }))
   await app.register(restV2, { prefix: '/api/v2' })
+  // As buildApp: the one WebSocket server, at the root.
+  await app.register(websocket)
   await app.register(graphql, options)
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as { port: number }

@@ -5,7 +5,7 @@ import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { readDailyTransactions, CHART_DAYS } from '../../../core/stats/daily-transactions.ts'
-import { readChainStats } from '../../../core/stats/chain-stats.ts'
+import { GAS_ORACLE_BLOCKS, nextBaseFee, readChainStats } from '../../../core/stats/chain-stats.ts'
 import { readTransactionStats } from '../../../core/stats/transaction-stats.ts'
 import { createTestDatabase } from '../../support/database.ts'
 
@@ -31,7 +31,8 @@ const planned: Planned[] = ([
   { ms: Date.now() - 1000, count: 2 } // today, within a second of now
 ] as Planned[]).map((b) => ({ ...b, ms: Math.floor(b.ms / 1000) * 1000 }))
 let hashCounter = 0
-for (const [n, { ms, count }] of planned.entries()) {
+/** Block n at `ms` with room for `count` transactions of 21,000 gas, over a 1 gwei base fee. */
+async function insertBlock (n: number, ms: number, count: number): Promise<void> {
   await db('blocks').insert({
     number: n,
     hash: bytes(1000 + n, 32),
@@ -49,6 +50,9 @@ for (const [n, { ms, count }] of planned.entries()) {
     transaction_count: count,
     internal_transaction_count: 0
   })
+}
+for (const [n, { ms, count }] of planned.entries()) {
+  await insertBlock(n, ms, count)
   for (let i = 0; i < count; i++) {
     await db('transactions').insert({
       hash: bytes(++hashCounter, 32),
@@ -108,6 +112,22 @@ t.test('the last 24 hours', async (t) => {
   t.equal(stats.count24h, String(count))
   t.equal(stats.feesSum24h, fees.toString())
   t.equal(stats.feesAverage24h, (fees / BigInt(count)).toString())
+})
+
+t.test('no transaction in the oracle\'s 200 blocks: the next block\'s base fee, no priority fee (Blockscout)', async (t) => {
+  const next = planned.length
+  for (let n = next; n < next + GAS_ORACLE_BLOCKS; n++) await insertBlock(n, Date.now(), 0)
+  // An empty block lowers the base fee by an eighth.
+  t.same((await readChainStats(db)).gasPrices, { baseFee: '875000000', priorityFees: ['0', '0', '0'] })
+  await db('blocks').where('number', '>=', next).del()
+})
+
+t.test('nextBaseFee() follows EIP-1559 as Geth does', async (t) => {
+  t.equal(nextBaseFee(15_000_000n, 30_000_000n, 1000n), 1000n, 'at the target: unchanged')
+  t.equal(nextBaseFee(30_000_000n, 30_000_000n, 1_000_000_000n), 1_125_000_000n, 'a full block: up an eighth')
+  t.equal(nextBaseFee(15_000_001n, 30_000_000n, 7n), 8n, 'up by at least 1 wei')
+  t.equal(nextBaseFee(0n, 30_000_000n, 1_000_000_000n), 875_000_000n, 'an empty block: down an eighth')
+  t.equal(nextBaseFee(0n, 30_000_000n, 7n), 7n, 'a fee of 7 wei stays (7/8 rounds to 0)')
 })
 
 t.test('an empty chain: zeros, and no gas prices', async (t) => {

@@ -10,6 +10,9 @@ t.test('parseOpsArgs() reads the commands and their block numbers', async (t) =>
   t.same(parseOpsArgs(['--help']), { name: 'help' })
   t.same(parseOpsArgs(['reindex', '-h']), { name: 'help' })
   t.same(parseOpsArgs(['help']), { name: 'help' })
+  t.same(parseOpsArgs(['explorer-env']), { name: 'explorer-env', apiUrl: undefined, appUrl: undefined })
+  t.same(parseOpsArgs(['explorer-env', '--api-url', 'https://api.example', '--app-url=http://localhost:3001']),
+    { name: 'explorer-env', apiUrl: 'https://api.example', appUrl: 'http://localhost:3001' })
 })
 
 t.test('parseOpsArgs() refuses what it cannot run, saying why', async (t) => {
@@ -23,7 +26,11 @@ t.test('parseOpsArgs() refuses what it cannot run, saying why', async (t) => {
     [['verify-index', '--to', '-1'], /--to/],
     [['verify-index', '--from', '1.5'], /--from wants a block number/],
     [['verify-index', '--from', '5', '--to', '2'], /--from 5 is above --to 2/],
-    [['verify-index', '--bogus'], /Unknown option '--bogus'/]
+    [['verify-index', '--bogus'], /Unknown option '--bogus'/],
+    [['explorer-env', '--api-url', 'api.example'], /--api-url wants an http\(s\) URL/],
+    [['explorer-env', 'now'], /explorer-env takes no arguments/],
+    [['explorer-env', '--from', '1'], /takes no --from/],
+    [['verify-index', '--app-url', 'http://x'], /explorer-env's/]
   ]
   for (const [argv, message] of cases) {
     t.throws(() => parseOpsArgs(argv), { code: 'GW_ERR_OPS_USAGE', message }, argv.join(' ') || '(nothing)')

@@ -1,0 +1,68 @@
+// Blockscout's Etherscan-style API at /api?module=...&action=...: one route,
+// dispatched on module and action through the table in actions.ts. Answers
+// keep Blockscout's envelope and statuses: 400 for a missing or unknown
+// module or action, 200 with status "0" for an action's own error.
+import fp from 'fastify-plugin'
+import { Ajv, type ValidateFunction } from 'ajv'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
+import { envelopeSchema, notOk } from './envelope.ts'
+
+export const ETHERSCAN_PATH = '/api'
+
+type Query = Record<string, string | undefined>
+
+const actions = Object.values(ETHERSCAN_MODULES).flatMap((byAction) => Object.values(byAction))
+
+/** /api's documented querystring: module, action and every action's parameters. */
+const querystring = {
+  type: 'object',
+  properties: {
+    module: { type: 'string', description: `One of: ${Object.keys(ETHERSCAN_MODULES).join(', ')}` },
+    action: {
+      type: 'string',
+      description: Object.entries(ETHERSCAN_MODULES).map(([module, byAction]) =>
+        `${module}: ${Object.entries(byAction).map(([name, a]) => `${name} (${a.summary})`).join(', ')}`).join('; ')
+    },
+    ...Object.assign({}, ...actions.map((a) => a.params))
+  }
+}
+
+const ajv = new Ajv({ allErrors: false })
+const paramValidators = new Map<EtherscanAction, ValidateFunction>(actions.map((a) => [a, ajv.compile({ type: 'object', properties: a.params })]))
+
+async function etherscan (app: FastifyInstance): Promise<void> {
+  const context = { db: app.db.knex }
+  await app.register(async (scope) => {
+    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+      const status = error.statusCode ?? 500
+      if (status < 500) return await reply.code(status).send(notOk(error.message))
+      request.log.error({ err: error, reqId: request.id }, 'Etherscan-style API request failed')
+      return await reply.code(500).send(notOk('Something went wrong.'))
+    })
+    scope.get<{ Querystring: Query }>(ETHERSCAN_PATH, {
+      schema: {
+        tags: ['etherscan'],
+        summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
+        querystring,
+        response: {
+          200: envelopeSchema({ anyOf: actions.map((a) => a.result) }),
+          400: envelopeSchema({ type: 'null' })
+        }
+      }
+    }, async (request, reply) => {
+      const { module, action } = request.query
+      if (module === undefined || action === undefined) return await reply.code(400).send(notOk('Params \'module\' and \'action\' are required parameters'))
+      const byAction = Object.hasOwn(ETHERSCAN_MODULES, module) ? ETHERSCAN_MODULES[module]! : undefined
+      if (byAction === undefined) return await reply.code(400).send(notOk('Unknown module'))
+      const handler = Object.hasOwn(byAction, action) ? byAction[action]! : undefined
+      if (handler === undefined) return await reply.code(400).send(notOk('Unknown action'))
+      const missing = handler.required.find((name) => request.query[name] === undefined)
+      if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
+      if (!paramValidators.get(handler)!(request.query)) return notOk('Invalid parameters')
+      return await handler.run(request.query as Record<string, string>, context)
+    })
+  })
+}
+
+export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db'] })

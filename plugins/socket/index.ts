@@ -1,0 +1,75 @@
+// Blockscout's Phoenix channels socket at /socket/v2/websocket, which its front
+// end connects to for live updates (new blocks and transactions on the home
+// page and lists, an address's or a token's new transfers and balance). The
+// protocol lives in core/phoenix; this plugin is the WebSocket adapter, and
+// feeds the topics from the indexer's committed batches (on a reader instance,
+// the writer's commits read back), so every instance's clients hear every block.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { WebSocket } from 'ws'
+import type { Config } from '../../core/config.ts'
+import type { CommittedBlock } from '../../core/indexer/types.ts'
+import { createChannelHub } from '../../core/phoenix/hub.ts'
+import { createPhoenixSession, type PhoenixSession } from '../../core/phoenix/session.ts'
+import { refuseTopic } from '../../core/phoenix/topics.ts'
+import { broadcastBatch } from './broadcasts.ts'
+
+export type SocketOptions = Config['socket']
+
+export const SOCKET_PATH = '/socket/v2/websocket'
+/** Phoenix closes a socket that sent nothing (not even a heartbeat, every 30 s from its client) for this long. */
+const HEARTBEAT_TIMEOUT_MS = 60_000
+const SWEEP_INTERVAL_MS = 10_000
+/** A closing handshake a client does not answer (it is not reading) is cut short after this. */
+const CLOSE_GRACE_MS = 1000
+
+async function socket (app: FastifyInstance, options: SocketOptions): Promise<void> {
+  const hub = createChannelHub()
+  const open = new Map<PhoenixSession, WebSocket>()
+
+  app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws) => {
+    const session = createPhoenixSession({
+      transport: {
+        send: (text, done) => ws.send(text, done),
+        close (code, reason) {
+          ws.close(code, reason)
+          setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref()
+        }
+      },
+      hub,
+      refuseJoin: refuseTopic,
+      maxChannels: options.maxChannels,
+      maxQueued: options.maxQueued
+    })
+    open.set(session, ws)
+    ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)
+      session.receive(bytes.toString('utf8'))
+    })
+    ws.on('close', () => {
+      session.end()
+      open.delete(session)
+    })
+  })
+
+  const sweep = setInterval(() => {
+    const stale = Date.now() - HEARTBEAT_TIMEOUT_MS
+    for (const [session, ws] of open) if (session.lastSeenMs() < stale) ws.terminate()
+  }, SWEEP_INTERVAL_MS).unref()
+
+  // Batches are broadcast one after another, in commit order.
+  let broadcasting = Promise.resolve()
+  const onBlocks = (batch: CommittedBlock[]): void => {
+    broadcasting = broadcasting
+      .then(async () => await broadcastBatch(app.db.knex, hub, batch))
+      .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
+  }
+  app.indexer.on('blocks', onBlocks)
+  app.addHook('onClose', async () => {
+    app.indexer.off('blocks', onBlocks)
+    clearInterval(sweep)
+    await broadcasting
+  })
+}
+
+export default fp(socket, { name: 'socket', fastify: '5.x', dependencies: ['db', 'indexer', 'websocket'] })

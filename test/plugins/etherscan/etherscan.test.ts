@@ -1,0 +1,76 @@
+// Blockscout's Etherscan-style /api on a real chain: the block countdown
+// against the node's blocks, and the envelope and statuses of every way a
+// request can be wrong (Blockscout's RPCView and RPCTranslator).
+import t from 'tap'
+import { build } from '../../helper.ts'
+import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
+import { waitForIndexed } from '../../support/indexer.ts'
+import { PACE_BLOCKS } from '../../../core/stats/chain-stats.ts'
+
+const { wallets, allocFile } = await writeFundedAlloc(t, 2)
+const { app } = await build(t, { GENESIS_ALLOC: allocFile })
+await sealBlocks({ rpc: app.geth.rpc, wallets, rounds: 4 })
+const head = await waitForIndexed(app)
+const get = async (url: string) => await app.inject({ method: 'GET', url })
+
+t.test('getblockcountdown counts the blocks to come and their time at the newest blocks\' pace', async (t) => {
+  const timestamps: number[] = []
+  // The genesis block's timestamp is the chain's making, not a seal: left out.
+  for (let n = Math.max(1, head - PACE_BLOCKS + 1); n <= head; n++) {
+    const block = await app.geth.rpc.call<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + n.toString(16), false])
+    timestamps.push(Number(block.timestamp))
+  }
+  const blockTimeS = (timestamps.at(-1)! - timestamps[0]!) / (timestamps.length - 1)
+  const response = await get(`/api?module=block&action=getblockcountdown&blockno=${head + 25}`)
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), {
+    status: '1',
+    message: 'OK',
+    result: {
+      CurrentBlock: String(head),
+      CountdownBlock: String(head + 25),
+      RemainingBlock: '25',
+      EstimateTimeInSec: (Math.round(25 * blockTimeS * 10) / 10).toFixed(1)
+    }
+  })
+  const far = (await get('/api/?module=block&action=getblockcountdown&blockno=123456789012345678901234567890')).json()
+  t.equal(far.result.RemainingBlock, (123456789012345678901234567890n - BigInt(head)).toString(), 'numbers past 2^53 stay exact')
+})
+
+t.test('getblockcountdown errors: 200 with status 0 and a null result, as Blockscout', async (t) => {
+  const cases: Array<[string, string]> = [
+    [`blockno=${head}`, 'Error! Block number already pass'],
+    ['blockno=0', 'Error! Block number already pass'],
+    ['blockno=abc', 'Invalid block number'],
+    ['blockno=-5', 'Invalid block number'],
+    ['blockno=', 'Invalid block number'],
+    ['', 'Query parameter \'blockno\' is required']
+  ]
+  for (const [params, message] of cases) {
+    const response = await get(`/api?module=block&action=getblockcountdown&${params}`)
+    t.equal(response.statusCode, 200, params)
+    t.same(response.json(), { status: '0', message, result: null }, params)
+  }
+})
+
+t.test('a missing or unknown module or action answers 400 in the envelope', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['/api', 'Params \'module\' and \'action\' are required parameters'],
+    ['/api?module=block', 'Params \'module\' and \'action\' are required parameters'],
+    ['/api?module=nope&action=getblockcountdown', 'Unknown module'],
+    ['/api?module=constructor&action=getblockcountdown', 'Unknown module'],
+    ['/api?module=block&action=toString', 'Unknown action'],
+    ['/api?module=block&action=getblockcountdown&blockno=1&blockno=2', 'querystring/blockno must be string']
+  ]
+  for (const [url, message] of cases) {
+    const response = await get(url)
+    t.equal(response.statusCode, 400, url)
+    t.same(response.json(), { status: '0', message, result: null }, url)
+  }
+})
+
+t.test('/api is in the API reference with the parameters of every action', async (t) => {
+  const document = (await get('/api-docs/json')).json()
+  const names = (document.paths['/api']?.get?.parameters ?? []).map((p: { name: string }) => p.name)
+  t.same(names.sort(), ['action', 'blockno', 'module'])
+})
