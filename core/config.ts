@@ -5,6 +5,8 @@ import { homedir } from 'node:os'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 import { readConfigFile } from './config-file.ts'
+import { parseUnits } from 'ethers'
+import { isAddressOrSubnet } from './metrics/access.ts'
 
 export const CHAIN_ID = 793788
 
@@ -46,7 +48,14 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
-  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
+  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' },
+  // Operations (issue 24): metrics and the faucet.
+  METRICS_ENABLED: { type: 'boolean', default: true, description: 'Serve Prometheus metrics at GET /metrics; false answers 404 there.' },
+  METRICS_ALLOW: { type: 'string', description: 'Comma-separated addresses or subnets (CIDR) that may read /metrics besides loopback.' },
+  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Bearer token for operator endpoints (/metrics from any address); at least 16 characters.' },
+  FAUCET_ENABLED: { type: 'boolean', description: 'Serve the faucet at /api/v2/faucet; defaults to true when HOST is not a loopback address (a public instance), false otherwise.' },
+  FAUCET_AMOUNT: { type: 'string', default: '1', pattern: '^\\d{1,12}(\\.\\d{1,18})?$', description: 'Coins (ether units, decimals allowed) sent by one faucet drip.' },
+  FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' }
 }
 
 export type Config = Readonly<{
@@ -90,6 +99,9 @@ export type Config = Readonly<{
     ipfsGateway: string
     allowPrivateHosts: boolean
   }>
+  metrics: Readonly<{ enabled: boolean, allow: readonly string[] }>
+  adminToken: string | undefined
+  faucet: Readonly<{ enabled: boolean, amountWei: bigint, cooldownS: number }>
 }>
 
 // Passed through to child processes only: Go's build needs its cache and proxy settings.
@@ -170,8 +182,28 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.NFT_METADATA_ENABLED,
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
       allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
+    },
+    metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(str('METRICS_ALLOW')) },
+    adminToken: str('ADMIN_TOKEN'),
+    faucet: {
+      // A public instance is one people reach from elsewhere, and they come for test coins; on loopback it is a developer's own.
+      enabled: v.FAUCET_ENABLED ?? !isLoopbackHost(v.HOST),
+      amountWei: parseUnits(v.FAUCET_AMOUNT, 18),
+      cooldownS: v.FAUCET_COOLDOWN_S
     }
   })
+}
+
+function readMetricsAllow (value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+  const bad = entries.filter((e) => !isAddressOrSubnet(e))
+  if (bad.length > 0) throw new ConfigInvalidError(`METRICS_ALLOW lists ${bad.map((e) => JSON.stringify(e)).join(', ')}, which are not addresses or subnets`)
+  return entries
+}
+
+/** localhost, 127.0.0.0/8 and ::1: nobody else can reach the server. */
+export function isLoopbackHost (host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
 }
 
 function deepFreeze<T extends object> (value: T): T {

@@ -24,6 +24,7 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
+export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBIDDEN', 'Metrics are served to loopback, METRICS_ALLOW and ADMIN_TOKEN holders only, not to %s', 403)
 
 /** Background work retries these with capped backoff: the fault may pass. */
 export class RetryableError extends Error {
@@ -40,5 +41,5 @@ export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
   OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
-  GraphqlDisabledError
+  GraphqlDisabledError, MetricsForbiddenError
 ].map((E) => new E('', '').code)

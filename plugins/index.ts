@@ -14,6 +14,7 @@ import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
+import metrics from './metrics/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -51,6 +52,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(db, { url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax })
   await app.register(geth, { config })
   await app.register(indexer, config.indexer)
+  // Before the routes it times (its onRoute hook sees only routes added after it).
+  await app.register(metrics, { ...config.metrics, adminToken: config.adminToken })
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(rest)

@@ -9,6 +9,7 @@ import { isAllowedMethod, isJoinable, validateParams } from './methods.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
 import type { DevAccounts } from './dev-accounts.ts'
+import { INVALID_METHOD } from '../metrics/index.ts'
 
 export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
 
@@ -18,6 +19,8 @@ export type JsonRpcHandlerOptions = {
   limits: JsonRpcLimits
   devAccounts: DevAccounts
   log: Logger
+  /** Told each call's method (INVALID_METHOD for what names none we serve) and its request's time; metrics pass this. */
+  observe?: (method: string, seconds: number) => void
 }
 
 /** What the HTTP layer sends: a status and a JSON text, or no body (notifications only). */
@@ -42,18 +45,34 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   }
 
   async function handle (text: string): Promise<JsonRpcReply> {
+    if (o.observe === undefined) return await answer(text)
+    const started = performance.now()
+    const items: unknown[] = []
+    const result = await answer(text, items)
+    const seconds = (performance.now() - started) / 1000
+    if (items.length === 0) o.observe(INVALID_METHOD, seconds)
+    for (const item of items) o.observe(methodLabel(item), seconds)
+    return result
+  }
+
+  /** `seen` gets the request's items, for the metrics: none when it was not JSON or the batch was refused whole. */
+  async function answer (text: string, seen?: unknown[]): Promise<JsonRpcReply> {
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
       return reply(HTTP_OK, errorResponse(null, new JsonRpcError('PARSE_ERROR')))
     }
-    if (!Array.isArray(body)) return await handleSingle(body)
+    if (!Array.isArray(body)) {
+      seen?.push(body)
+      return await handleSingle(body)
+    }
     if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
     if (body.length > o.limits.maxBatch) {
       return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST',
         `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
     }
+    seen?.push(...body)
     const answers = await handleBatch(body)
     return answers.length === 0 ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answers)
   }
@@ -169,6 +188,12 @@ function checkRequest (item: unknown): Call | JsonRpcError {
   const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])
   if ('reason' in checked) return new JsonRpcError('INVALID_PARAMS', checked.reason)
   return { id: 'id' in r ? r.id as JsonRpcId : undefined, method: r.method, params: checked.params }
+}
+
+/** A method we serve, or INVALID_METHOD: a client's text never becomes a metric label. */
+function methodLabel (item: unknown): string {
+  const method = (item as { method?: unknown } | null)?.method
+  return typeof method === 'string' && isAllowedMethod(method) ? method : INVALID_METHOD
 }
 
 function idOf (item: unknown): JsonRpcId {

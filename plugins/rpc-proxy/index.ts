@@ -16,7 +16,7 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpcUrl: app.geth.rpc.url, chainId: options.chainId })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
-  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log })
+  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log, observe: app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics.observeJsonRpc : undefined })
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
