@@ -19,12 +19,17 @@ export type JsonRpcHandlerOptions = {
   limits: JsonRpcLimits
   devAccounts: DevAccounts
   log: Logger
-  /** Told each call's method (INVALID_METHOD for what names none we serve) and its request's time; metrics pass this. */
-  observe?: (method: string, seconds: number) => void
+  /** Set for metrics: each reply then names its calls' methods (`methods`). */
+  labelMethods?: boolean
 }
 
 /** What the HTTP layer sends: a status and a JSON text, or no body (notifications only). */
-export type JsonRpcReply = { status: number, body: string | undefined }
+export type JsonRpcReply = {
+  status: number
+  body: string | undefined
+  /** With labelMethods: each call's method, INVALID_METHOD for what names none we serve (at least one entry). */
+  methods?: string[]
+}
 
 export type JsonRpcHandler = { handle (text: string): Promise<JsonRpcReply> }
 
@@ -45,13 +50,10 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   }
 
   async function handle (text: string): Promise<JsonRpcReply> {
-    if (o.observe === undefined) return await answer(text)
-    const started = performance.now()
+    if (o.labelMethods !== true) return await answer(text)
     const items: unknown[] = []
     const result = await answer(text, items)
-    const seconds = (performance.now() - started) / 1000
-    if (items.length === 0) o.observe(INVALID_METHOD, seconds)
-    for (const item of items) o.observe(methodLabel(item), seconds)
+    result.methods = items.length === 0 ? [INVALID_METHOD] : items.map(methodLabel)
     return result
   }
 

@@ -2,7 +2,8 @@
 // that tests and several apps in one process never share counters. Request
 // timings are recorded by the interfaces through the observe* functions here;
 // the node's, indexer's and database's figures are read when /metrics is scraped.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
+import { RequestHistogram } from './request-histogram.ts'
 
 /** Seconds; from a cached eth_chainId (~0.2 ms) to a heavy GraphQL page or eth_getLogs (seconds). */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -48,16 +49,12 @@ export function createMetrics ({ enabled }: { enabled: boolean }): Metrics {
   collectDefaultMetrics({ register: registry })
   let sources: MetricsSources = {}
 
-  const jsonRpc = new Histogram({ name: 'gateway_jsonrpc_request_duration_seconds', help: 'JSON-RPC calls by method and the time their HTTP request took (a batch\'s calls share its time)', labelNames: ['method'], buckets: LATENCY_BUCKETS_S, registers: [registry] })
-  const http = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'REST and other HTTP requests by interface, route pattern and status', labelNames: ['interface', 'route', 'status'], buckets: LATENCY_BUCKETS_S, registers: [registry] })
-  const graphql = new Histogram({ name: 'gateway_graphql_request_duration_seconds', help: 'GraphQL HTTP requests by operation type and status', labelNames: ['operation', 'status'], buckets: LATENCY_BUCKETS_S, registers: [registry] })
+  const jsonRpc = new RequestHistogram({ name: 'gateway_jsonrpc_request_duration_seconds', help: 'JSON-RPC calls by method and the time their HTTP request took (a batch\'s calls share its time)', buckets: LATENCY_BUCKETS_S, registry })
+  const http = new RequestHistogram({ name: 'gateway_http_request_duration_seconds', help: 'REST and other HTTP requests by interface, route pattern and status', buckets: LATENCY_BUCKETS_S, registry })
+  const graphql = new RequestHistogram({ name: 'gateway_graphql_request_duration_seconds', help: 'GraphQL HTTP requests by operation type and status', buckets: LATENCY_BUCKETS_S, registry })
   const rateLimitRejections = new Counter({ name: 'gateway_rate_limit_rejections_total', help: 'Requests refused by rate limiting, by tier', labelNames: ['tier'], registers: [registry] })
   const faucetDrips = new Counter({ name: 'gateway_faucet_drips_total', help: 'Faucet requests by outcome (sent, cooldown, refused, failed)', labelNames: ['outcome'], registers: [registry] })
   const indexedBlocks = new Counter({ name: 'gateway_indexer_blocks_total', help: 'Blocks this instance\'s indexer committed', registers: [registry] })
-  // Children by label value: prom-client hashes the labels object on every observe otherwise.
-  const jsonRpcChildren = new Map<string, Histogram.Internal<'method'>>()
-  const httpChildren = new Map<string, Histogram.Internal<'interface' | 'route' | 'status'>>()
-  const graphqlChildren = new Map<string, Histogram.Internal<'operation' | 'status'>>()
   const recentBatches: Array<{ at: number, count: number }> = []
 
   registerSourceGauges(registry, () => sources, recentBatches)
@@ -66,21 +63,13 @@ export function createMetrics ({ enabled }: { enabled: boolean }): Metrics {
     enabled,
     registry,
     observeJsonRpc (method, seconds) {
-      let child = jsonRpcChildren.get(method)
-      if (child === undefined) jsonRpcChildren.set(method, child = jsonRpc.labels(method))
-      child.observe(seconds)
+      jsonRpc.observe(method, () => ({ method }), seconds)
     },
     observeHttp (iface, route, status, seconds) {
-      const key = `${iface} ${status} ${route}`
-      let child = httpChildren.get(key)
-      if (child === undefined) httpChildren.set(key, child = http.labels(iface, route, String(status)))
-      child.observe(seconds)
+      http.observe(`${iface} ${status} ${route}`, () => ({ interface: iface, route, status: String(status) }), seconds)
     },
     observeGraphql (operation, status, seconds) {
-      const key = `${operation} ${status}`
-      let child = graphqlChildren.get(key)
-      if (child === undefined) graphqlChildren.set(key, child = graphql.labels(operation, String(status)))
-      child.observe(seconds)
+      graphql.observe(`${operation} ${status}`, () => ({ operation, status: String(status) }), seconds)
     },
     rateLimitRejections,
     faucetDrips,
