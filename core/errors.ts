@@ -24,6 +24,13 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
+export const FaucetDisabledError = createError<[string]>('GW_ERR_FAUCET_DISABLED', 'The faucet is off on this instance: %s', 404)
+export const FaucetAddressInvalidError = createError<[string]>('GW_ERR_FAUCET_ADDRESS_INVALID', 'Not an address the faucet sends to: %s', 400)
+export const FaucetContractAddressError = createError<[string]>('GW_ERR_FAUCET_CONTRACT_ADDRESS', 'The faucet does not send to contracts, and %s is one', 400)
+export const FaucetCooldownError = createError<[string, string]>('GW_ERR_FAUCET_COOLDOWN', 'This %s had a drip less than the cooldown ago; the next is allowed at %s', 429)
+export const FaucetEmptyError = createError<[string]>('GW_ERR_FAUCET_EMPTY', 'The faucet account %s has too little left for a drip; tell the operator', 503)
+export const FaucetNotMinedError = createError<[string, string]>('GW_ERR_FAUCET_NOT_MINED', 'The drip %s was not mined (%s); it is not charged, ask again', 503)
+export const FaucetKeyMissingError = createError<[string]>('GW_ERR_FAUCET_KEY_MISSING', 'No faucet key at %s: the faucet sends from the key the gateway made in DATA_DIR', 500)
 export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBIDDEN', 'Metrics are served to loopback, METRICS_ALLOW and ADMIN_TOKEN holders only, not to %s', 403)
 
 /** Background work retries these with capped backoff: the fault may pass. */
@@ -41,5 +48,6 @@ export const ERROR_CODES = [
   ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
   OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
-  GraphqlDisabledError, MetricsForbiddenError
+  GraphqlDisabledError, MetricsForbiddenError, FaucetDisabledError, FaucetAddressInvalidError, FaucetContractAddressError,
+  FaucetCooldownError, FaucetEmptyError, FaucetNotMinedError, FaucetKeyMissingError
 ].map((E) => new E('', '').code)

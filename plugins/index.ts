@@ -15,6 +15,7 @@ import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import metrics from './metrics/index.ts'
+import faucet from './faucet/index.ts'
 
 export type BuildAppOptions = { logger?: pino.Logger }
 
@@ -57,6 +58,7 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(rest)
+  await app.register(faucet, { ...config.faucet, chainId: config.chainId })
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)
