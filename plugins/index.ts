@@ -26,6 +26,9 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
     // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    // Fastify's 10 s default is too short for a first start's initdb of embedded
+    // PostgreSQL on a busy VM (measured over 10 s at load average 18 on 2 cores).
+    pluginTimeout: 120_000,
     // A pino child per request costs as much as the proxy's own work on a
     // cheap call; routes that log pass the request id themselves.
     childLoggerFactory: (parent) => parent
