@@ -13,6 +13,8 @@ import { runGraphqlSwitch } from './ops/graphql.ts'
 import { runStatus } from './ops/status.ts'
 import { runFaucet } from './ops/faucet.ts'
 import { runInstallService } from './ops/install-service.ts'
+import { runBackup } from './ops/backup.ts'
+import { runRestore } from './ops/restore.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -45,6 +47,8 @@ try {
   if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
   if (command.name === 'status') process.exit(await runStatus(config, command.json, out))
   if (command.name === 'install-service') process.exit(await runInstallService(command, out))
+  // Restore starts embedded PostgreSQL itself and Geth not at all (geth init and import run on their own).
+  if (command.name === 'restore') process.exit(await runRestore(config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out, command.dir))
 } catch (err) {
   process.stderr.write(`${command.name} failed: ${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)
@@ -72,7 +76,9 @@ try {
     ? await runVerifyIndex(context, command)
     : command.name === 'faucet'
       ? await runFaucet(context, config, command)
-      : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
+      : command.name === 'backup'
+        ? await runBackup(context, config, command.dir)
+        : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
 } catch (err) {
   if (controller.signal.aborted) {
     exitCode = EXIT_INTERRUPTED

@@ -13,6 +13,8 @@ export type OpsCommand =
   | { name: 'graphql', enabled: boolean }
   | { name: 'status', json: boolean }
   | { name: 'faucet', address: string, amount: string | undefined }
+  | { name: 'backup', dir: string }
+  | { name: 'restore', dir: string }
   | { name: 'install-service', user: string | undefined, dataDir: string | undefined, unitFile: string | undefined, envFile: string | undefined }
 
 const OPTIONS = {
@@ -35,7 +37,9 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   graphql: [],
   status: ['json'],
   faucet: [],
-  'install-service': ['user', 'data-dir', 'unit-file', 'environment-file']
+  'install-service': ['user', 'data-dir', 'unit-file', 'environment-file'],
+  backup: [],
+  restore: []
 }
 
 /** Throws OpsUsageError for anything it cannot run. */
@@ -88,6 +92,10 @@ function parseCommand (name: OpsCommandName, rest: string[], values: Values): Op
       if (rest[1] !== undefined && !/^\d{1,12}(\.\d{1,18})?$/.test(rest[1])) throw new OpsUsageError(`faucet wants an amount in coins (like 2 or 0.5), got ${JSON.stringify(rest[1])}`)
       return { name, address: rest[0]!, amount: rest[1] }
     }
+    case 'backup':
+    case 'restore':
+      args(1, 1, 'one directory')
+      return { name, dir: rest[0]! }
     case 'install-service':
       args(0, 0, 'no arguments')
       return { name, user: values.user, dataDir: values['data-dir'], unitFile: values['unit-file'], envFile: values['environment-file'] }

@@ -31,7 +31,17 @@ export const COMMAND_USAGE = {
       running this checkout's gateway as user U (default testnet) on data
       directory D (default /var/lib/testnet-gateway), and print the commands
       that create the user and enable the service. (Not --env-file: Node 20
-      takes that flag for itself wherever it appears on the command line.)`
+      takes that flag for itself wherever it appears on the command line.)`,
+  backup: `backup <dir>
+      A consistent backup of a running or stopped instance into a new or empty
+      directory: every database table copied in one snapshot, then the chain's
+      blocks 0..head read from the node (geth export's format), the keys,
+      genesis and config.json, and manifest.json (heads, signer, row counts).`,
+  restore: `restore <dir>
+      Restore a backup into an empty DATA_DIR (and an empty database: the
+      embedded one, or DATABASE_URL): keys and genesis copied, the chain
+      rebuilt by geth init and geth import, the rows copied back into this
+      version's schema and counted. Then start the gateway.`
 } as const
 
 export type OpsCommandName = keyof typeof COMMAND_USAGE
