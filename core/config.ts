@@ -6,6 +6,8 @@ import { isIP } from 'node:net'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 import { readConfigFile } from './config-file.ts'
+import { parseUnits } from 'ethers'
+import { isAddressOrSubnet } from './metrics/access.ts'
 
 export const CHAIN_ID = 793788
 
@@ -59,10 +61,16 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RATE_LIMIT_PREMIUM_PER_MIN: { type: 'integer', default: 1000, minimum: 1, description: 'Requests a minute for a premium API key, unless the key has its own limit.' },
   REDIS_URL: { type: 'string', pattern: '^rediss?://', description: 'Redis that holds the rate-limit counters, shared by every instance; unset counts in memory.' },
   TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*$', description: 'Comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; unset believes none.' },
-  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Enables the admin API at /admin/api/keys for clients sending Authorization: Bearer <this token> (16 characters or more).' },
+  ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Bearer token of the operator: enables the admin API at /admin/api/keys and lets /metrics be read from any address (16 characters or more).' },
   CORS_ORIGINS: { type: 'string', default: '*', pattern: '^(\\*|https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*)$', description: 'Origins whose pages may call the API from a browser: * for any, or a comma-separated list of origins (https://explorer.example).' },
   SOCKET_MAX_CHANNELS: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Topics one client may have joined at once on the Phoenix socket (/socket/v2/websocket); a join past it is refused.' },
-  SOCKET_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Messages the Phoenix socket may have waiting to be written to one client; a client further behind is disconnected.' }
+  SOCKET_MAX_QUEUED: { type: 'integer', default: 1000, minimum: 1, description: 'Messages the Phoenix socket may have waiting to be written to one client; a client further behind is disconnected.' },
+  // Operations (issue 24): metrics and the faucet.
+  METRICS_ENABLED: { type: 'boolean', default: true, description: 'Serve Prometheus metrics at GET /metrics; false answers 404 there.' },
+  METRICS_ALLOW: { type: 'string', description: 'Comma-separated addresses or subnets (CIDR) that may read /metrics besides loopback.' },
+  FAUCET_ENABLED: { type: 'boolean', description: 'Serve the faucet at /api/v2/faucet; defaults to true when HOST is not a loopback address (a public instance), false otherwise.' },
+  FAUCET_AMOUNT: { type: 'string', default: '1', pattern: '^\\d{1,12}(\\.\\d{1,18})?$', description: 'Coins (ether units, decimals allowed) sent by one faucet drip.' },
+  FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' }
 }
 
 export type Config = Readonly<{
@@ -132,6 +140,9 @@ export type Config = Readonly<{
     premiumPerMin: number
     redisUrl: string | undefined
   }>
+  metrics: Readonly<{ enabled: boolean, allow: readonly string[] }>
+  adminToken: string | undefined
+  faucet: Readonly<{ enabled: boolean, amountWei: bigint, cooldownS: number }>
 }>
 
 // Passed through to child processes only: Go's build needs its cache and proxy settings.
@@ -236,6 +247,14 @@ export function loadConfig (env: Env = process.env): Config {
       publicPerMin: v.RATE_LIMIT_PUBLIC_PER_MIN,
       premiumPerMin: v.RATE_LIMIT_PREMIUM_PER_MIN,
       redisUrl: str('REDIS_URL')
+    },
+    metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(str('METRICS_ALLOW')) },
+    adminToken: str('ADMIN_TOKEN'),
+    faucet: {
+      // A public instance is one people reach from elsewhere, and they come for test coins; on loopback it is a developer's own.
+      enabled: v.FAUCET_ENABLED ?? !isLoopbackHost(v.HOST),
+      amountWei: parseUnits(v.FAUCET_AMOUNT, 18),
+      cooldownS: v.FAUCET_COOLDOWN_S
     }
   })
 }
@@ -253,6 +272,18 @@ function readTrustProxy (value: string | undefined): string[] {
     }
   }
   return entries
+}
+
+function readMetricsAllow (value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+  const bad = entries.filter((e) => !isAddressOrSubnet(e))
+  if (bad.length > 0) throw new ConfigInvalidError(`METRICS_ALLOW lists ${bad.map((e) => JSON.stringify(e)).join(', ')}, which are not addresses or subnets`)
+  return entries
+}
+
+/** localhost, 127.0.0.0/8 and ::1: nobody else can reach the server. */
+export function isLoopbackHost (host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
 }
 
 function deepFreeze<T extends object> (value: T): T {

@@ -8,7 +8,13 @@ import { join } from 'node:path'
 
 export const ENDPOINTS_FILE = 'endpoints.json'
 
-export type Endpoints = { pid: number, geth_rpc_url: string, database_url: string }
+export type Endpoints = {
+  pid: number
+  geth_rpc_url: string
+  database_url: string
+  /** Where the gateway serves (HOST:PORT as bound); `ops status` reads /health and probes GraphQL there. */
+  gateway_url?: string
+}
 
 /** Written whole or not at all (temporary file, then rename); 0600 because the URL may carry a password. */
 export async function writeEndpoints (dataDir: string, endpoints: Endpoints): Promise<void> {
@@ -28,9 +34,10 @@ export async function readEndpoints (dataDir: string): Promise<Endpoints | undef
   } catch {
     return undefined
   }
-  const { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl } = endpoints
+  const { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl, gateway_url: gatewayUrl } = endpoints
   if (typeof pid !== 'number' || typeof gethRpcUrl !== 'string' || typeof databaseUrl !== 'string') return undefined
-  return isProcessAlive(pid) ? { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl } : undefined
+  if (!isProcessAlive(pid)) return undefined
+  return { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl, ...(typeof gatewayUrl === 'string' ? { gateway_url: gatewayUrl } : {}) }
 }
 
 /** Removes the file if it is this process's: a second gateway on the same directory keeps its own. */

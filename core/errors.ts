@@ -32,6 +32,14 @@ export const RateLimitedError = createError('GW_ERR_RATE_LIMITED', 'Too many req
 export const AdminUnauthorizedError = createError('GW_ERR_ADMIN_UNAUTHORIZED', 'The admin API wants Authorization: Bearer <ADMIN_TOKEN>', 401)
 export const ApiKeyNotFoundError = createError<[string]>('GW_ERR_API_KEY_NOT_FOUND', 'No live API key with id or label %s', 404)
 export const ApiKeyAmbiguousError = createError<[string]>('GW_ERR_API_KEY_AMBIGUOUS', 'Several live API keys are labelled %s: name one by its id', 409)
+export const FaucetDisabledError = createError<[string]>('GW_ERR_FAUCET_DISABLED', 'The faucet is off on this instance: %s', 404)
+export const FaucetAddressInvalidError = createError<[string]>('GW_ERR_FAUCET_ADDRESS_INVALID', 'Not an address the faucet sends to: %s', 400)
+export const FaucetContractAddressError = createError<[string]>('GW_ERR_FAUCET_CONTRACT_ADDRESS', 'The faucet does not send to contracts, and %s is one', 400)
+export const FaucetCooldownError = createError<[string, string]>('GW_ERR_FAUCET_COOLDOWN', 'This %s had a drip less than the cooldown ago; the next is allowed at %s', 429)
+export const FaucetEmptyError = createError<[string]>('GW_ERR_FAUCET_EMPTY', 'The faucet account %s has too little left for a drip; tell the operator', 503)
+export const FaucetNotMinedError = createError<[string, string]>('GW_ERR_FAUCET_NOT_MINED', 'The drip %s was not mined (%s); it is not charged, ask again', 503)
+export const FaucetKeyMissingError = createError<[string]>('GW_ERR_FAUCET_KEY_MISSING', 'No faucet key at %s: the faucet sends from the key the gateway made in DATA_DIR', 500)
+export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBIDDEN', 'Metrics are served to loopback, METRICS_ALLOW and ADMIN_TOKEN holders only, not to %s', 403)
 
 /** Background work retries these with capped backoff: the fault may pass. */
 export class RetryableError extends Error {
@@ -49,5 +57,6 @@ export const ERROR_CODES = [
   GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
   OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
   GraphqlDisabledError, DatabaseUnavailableError, ApiKeyInvalidError, RateLimitedError, AdminUnauthorizedError, ApiKeyNotFoundError,
-  ApiKeyAmbiguousError
+  ApiKeyAmbiguousError, MetricsForbiddenError, FaucetDisabledError, FaucetAddressInvalidError, FaucetContractAddressError,
+  FaucetCooldownError, FaucetEmptyError, FaucetNotMinedError, FaucetKeyMissingError
 ].map((E) => new E('', '').code)

@@ -24,6 +24,8 @@ import cors from './cors/index.ts'
 import websocket from './websocket/index.ts'
 import socket from './socket/index.ts'
 import etherscan from './etherscan/index.ts'
+import metrics from './metrics/index.ts'
+import faucet from './faucet/index.ts'
 
 export type BuildAppOptions = {
   logger?: pino.Logger
@@ -104,11 +106,14 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rateLimit, config.rateLimit)
   await app.register(geth, { node: resources.node })
   await app.register(indexer, config.indexer)
+  // Before the routes it times (its onRoute hook sees only routes added after it).
+  await app.register(metrics, { ...config.metrics, adminToken: config.adminToken })
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
   await app.register(rest)
   await app.register(etherscan)
+  await app.register(faucet, { ...config.faucet, chainId: config.chainId })
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)

@@ -4,12 +4,17 @@
 // hooks (embedded PostgreSQL's once forced 0) must never decide it.
 import pino from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
-import { parseOpsArgs, USAGE, type OpsCommand } from './ops/args.ts'
+import { COMMAND_USAGE, parseOpsArgs, USAGE, type OpsCommand } from './ops/args.ts'
 import { openOpsContext, openOpsDatabase, type OpsContext } from './ops/context.ts'
 import type { OpsCommandContext } from './ops/command.ts'
 import { runVerifyIndex } from './ops/verify-index.ts'
 import { runReindex } from './ops/reindex.ts'
 import { runGraphqlSwitch } from './ops/graphql.ts'
+import { runStatus } from './ops/status.ts'
+import { runFaucet } from './ops/faucet.ts'
+import { runInstallService } from './ops/install-service.ts'
+import { runBackup } from './ops/backup.ts'
+import { runRestore } from './ops/restore.ts'
 import { runKeys } from './ops/keys.ts'
 import { runExplorerEnv } from './ops/explorer-env.ts'
 
@@ -26,7 +31,7 @@ try {
   process.exit(EXIT_USAGE)
 }
 if (command.name === 'help') {
-  process.stdout.write(`${USAGE}\n`)
+  process.stdout.write(`${command.command === undefined ? USAGE : `Usage: npm run ops -- ${COMMAND_USAGE[command.command]}`}\n`)
   process.exit(0)
 }
 
@@ -38,9 +43,19 @@ try {
   process.stderr.write(`${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)
 }
-// Switches only edit DATA_DIR/config.json: no node, no database.
-if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
-if (command.name === 'explorer-env') process.exit(runExplorerEnv(config, command, out))
+// These start neither Geth nor PostgreSQL: a switch edits DATA_DIR/config.json,
+// status asks the running gateway, install-service writes files.
+try {
+  if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
+  if (command.name === 'explorer-env') process.exit(runExplorerEnv(config, command, out))
+  if (command.name === 'status') process.exit(await runStatus(config, command.json, out))
+  if (command.name === 'install-service') process.exit(await runInstallService(command, out))
+  // Restore starts embedded PostgreSQL itself and Geth not at all (geth init and import run on their own).
+  if (command.name === 'restore') process.exit(await runRestore(config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out, command.dir))
+} catch (err) {
+  process.stderr.write(`${command.name} failed: ${(err as Error).message}\n`)
+  process.exit(EXIT_FAILED)
+}
 // Synchronous: process.exit below must not drop the last lines.
 const log = pino({ level: config.logLevel, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }))
 
@@ -68,7 +83,11 @@ try {
     const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
     exitCode = command.name === 'verify-index'
       ? await runVerifyIndex(context, command)
-      : await runReindex(context, command)
+      : command.name === 'faucet'
+        ? await runFaucet(context, config, command)
+        : command.name === 'backup'
+          ? await runBackup(context, config, command.dir)
+          : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
   }
 } catch (err) {
   if (controller.signal.aborted) {

@@ -35,6 +35,8 @@ export type Database = {
   knex: Knex
   url: string
   embedded: EmbeddedPostgresServer | undefined
+  /** The prepared statements' pool (beside knex's), for its usage figures. */
+  prepared: pg.Pool
   close (): Promise<void>
 }
 
@@ -65,6 +67,7 @@ export async function openDatabase ({ url, dataDir, log, poolMax = POOL_MAX }: D
     knex: db,
     url: connection,
     embedded,
+    prepared,
     async close () {
       closing = true
       await prepared.end()

@@ -11,6 +11,7 @@ import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
 import { createLogFilters, type LogFilters } from './log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
+import { INVALID_METHOD } from '../metrics/index.ts'
 
 export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
 
@@ -20,10 +21,17 @@ export type JsonRpcHandlerOptions = {
   limits: JsonRpcLimits
   devAccounts: DevAccounts
   log: Logger
+  /** Set for metrics: each reply then names its calls' methods (`methods`). */
+  labelMethods?: boolean
 }
 
 /** What the HTTP layer sends: a status and a JSON text, or no body (notifications only). */
-export type JsonRpcReply = { status: number, body: string | undefined }
+export type JsonRpcReply = {
+  status: number
+  body: string | undefined
+  /** With labelMethods: each call's method, INVALID_METHOD for what names none we serve (at least one entry). */
+  methods?: string[]
+}
 
 export type JsonRpcHandler = { handle (text: string): Promise<JsonRpcReply> }
 
@@ -59,18 +67,31 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   }
 
   async function handle (text: string): Promise<JsonRpcReply> {
+    if (o.labelMethods !== true) return await answer(text)
+    const items: unknown[] = []
+    const result = await answer(text, items)
+    result.methods = items.length === 0 ? [INVALID_METHOD] : items.map(methodLabel)
+    return result
+  }
+
+  /** `seen` gets the request's items, for the metrics: none when it was not JSON or the batch was refused whole. */
+  async function answer (text: string, seen?: unknown[]): Promise<JsonRpcReply> {
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
       return reply(HTTP_OK, errorResponse(null, new JsonRpcError('PARSE_ERROR')))
     }
-    if (!Array.isArray(body)) return await handleSingle(body)
+    if (!Array.isArray(body)) {
+      seen?.push(body)
+      return await handleSingle(body)
+    }
     if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
     if (body.length > o.limits.maxBatch) {
       return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST',
         `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
     }
+    seen?.push(...body)
     const answers = await handleBatch(body)
     return answers.length === 0 ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answers)
   }
@@ -205,6 +226,12 @@ function checkRequest (item: unknown): Call | Refusal {
   const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])
   if ('reason' in checked) return refused('INVALID_PARAMS', checked.reason)
   return { id, method: r.method, params: checked.params }
+}
+
+/** A method we serve, or INVALID_METHOD: a client's text never becomes a metric label. */
+function methodLabel (item: unknown): string {
+  const method = (item as { method?: unknown } | null)?.method
+  return typeof method === 'string' && isAllowedMethod(method) ? method : INVALID_METHOD
 }
 
 export function idOf (item: unknown): JsonRpcId {

@@ -16,6 +16,7 @@ import { guardSubscriptionMessages } from './websocket-messages.ts'
 import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { feedSubscriptions } from './feed.ts'
+import { rememberOperationType } from '../metrics/graphql-operation.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
 
 export type GraphqlOptions = Config['graphql']
@@ -56,7 +57,8 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
       assertDocument(document)
       camelCaseDocument(document)
     })
-    scope.graphql.addHook('preExecution', async (schema, document, _context, variables) => {
+    scope.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+      rememberOperationType(context, document)
       checkComplexity(schema, document, variables, options.maxComplexity)
     })
   }

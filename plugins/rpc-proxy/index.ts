@@ -5,6 +5,7 @@ import { loadDevAccounts } from '../../core/json-rpc/dev-accounts.ts'
 import { JsonRpcError, errorResponse } from '../../core/json-rpc/errors.ts'
 import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
+import type { Metrics } from '../../core/metrics/index.ts'
 
 export type RpcProxyOptions = Config['rpcProxy'] & { chainId: number }
 
@@ -16,7 +17,8 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
-  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log })
+  const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
+  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log, labelMethods: metrics !== undefined })
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
@@ -32,13 +34,18 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
     })
     // /rpc/<API key>: a wallet's RPC URL carries the key (plugins/auth reads it).
     for (const url of ['/', '/rpc', '/rpc/:key']) {
-      scope.post(url, { schema: jsonRpcRouteSchema }, async (request, reply) => await answer(handler, request, reply))
+      scope.post(url, { schema: jsonRpcRouteSchema }, async (request, reply) => await answer(handler, request, reply, metrics))
     }
   })
 }
 
-async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const { status, body } = await handler.handle(typeof request.body === 'string' ? request.body : '')
+async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply, metrics: Metrics | undefined): Promise<FastifyReply> {
+  const { status, body, methods } = await handler.handle(typeof request.body === 'string' ? request.body : '')
+  if (methods !== undefined) {
+    // Fastify's own clock from the request's start: no second one on the hot path.
+    const seconds = reply.elapsedTime / 1000
+    for (const method of methods) metrics!.observeJsonRpc(method, seconds)
+  }
   reply.code(status)
   return body === undefined ? await reply.send() : await reply.type(JSON_CONTENT_TYPE).send(body)
 }

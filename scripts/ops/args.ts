@@ -1,119 +1,137 @@
-// The ops command line: `<command> [--from N] [--to M]`, checked before anything starts.
+// The ops command line: `<command> [arguments] [options]`, checked before anything starts.
 import { parseArgs } from 'node:util'
+import { isAddress } from 'ethers'
 import { OpsUsageError } from '../../core/errors.ts'
+import { COMMAND_USAGE, USAGE, type OpsCommandName } from './usage.ts'
 import { parseKeysArgs, type KeysCommand } from './keys-args.ts'
 
+export { USAGE, COMMAND_USAGE }
+
 export type OpsCommand =
-  | { name: 'help' }
+  | { name: 'help', command?: OpsCommandName }
   | { name: 'verify-index', from: number | undefined, to: number | undefined }
   | { name: 'reindex', from: number }
   | { name: 'graphql', enabled: boolean }
+  | { name: 'status', json: boolean }
+  | { name: 'faucet', address: string, amount: string | undefined }
+  | { name: 'backup', dir: string }
+  | { name: 'restore', dir: string }
+  | { name: 'install-service', user: string | undefined, dataDir: string | undefined, unitFile: string | undefined, envFile: string | undefined }
   | KeysCommand
   | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
 
-export const USAGE = `Usage: npm run ops -- <command> [options]
+const OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  json: { type: 'boolean' },
+  user: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'unit-file': { type: 'string' },
+  'environment-file': { type: 'string' },
+  label: { type: 'string' },
+  tier: { type: 'string' },
+  limit: { type: 'string' },
+  grace: { type: 'string' },
+  'api-url': { type: 'string' },
+  'app-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' }
+} as const
 
-Commands:
-  verify-index [--from N] [--to M]
-      Compare the index with the node block by block: hash, parent hash, the
-      transaction hashes in order and their statuses, and the log count. Prints
-      one line per mismatch, then a summary. Checks blocks 0 to the index head
-      unless --from/--to say otherwise. Exit code 0 only when nothing differs.
-  reindex --from N
-      Delete the indexed blocks from N up (with their transactions, logs and
-      internal transactions) and index them again up to the node's head. Takes
-      the indexer lock: refuses while a gateway indexes the same database.
-  graphql on|off
-      Turn this instance's GraphQL API on or off in DATA_DIR/config.json
-      (GRAPHQL_ENABLED). Restart the gateway to apply it.
-  keys create --label L [--tier premium|public] [--limit N]
-      Create an API key (tier premium unless told; --limit: its own requests
-      a minute). Prints the key once: only its SHA-256 is stored.
-  keys list
-      Every key: id, label, tier, limit, created, last used, requests today,
-      revoked. Never the key itself.
-  keys revoke <id|label>
-      Revoke the key with this id, or every live key with this label, at once
-      (every gateway instance refuses it within a second).
-  keys rotate <id|label> [--grace S]
-      Print a new key with the old one's label, tier and limit; the old key
-      keeps working for S seconds (default 0), then is revoked.
-  explorer-env [--api-url URL] [--app-url URL]
-      Print the environment file for Blockscout's front end image pointed at
-      this instance: --api-url is the gateway as browsers reach it (default
-      http://HOST:PORT), --app-url the front end (default http://localhost:3000).
+type Values = {
+  from?: string, to?: string, json?: boolean, user?: string, 'data-dir'?: string, 'unit-file'?: string, 'environment-file'?: string,
+  label?: string, tier?: string, limit?: string, grace?: string, 'api-url'?: string, 'app-url'?: string
+}
 
-Options:
-  --help    this text
-
-Node and database: GETH_RPC_URL and DATABASE_URL when set; otherwise those of
-the gateway running on DATA_DIR (DATA_DIR/endpoints.json); otherwise ops starts
-Geth and embedded PostgreSQL from DATA_DIR itself and stops them when done.
-Exit codes: 0 done, 1 mismatches found or the command failed, 2 bad command line.`
+/** Which options each command takes; any other is refused by name. */
+const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
+  'verify-index': ['from', 'to'],
+  reindex: ['from', 'to'],
+  graphql: [],
+  status: ['json'],
+  faucet: [],
+  'install-service': ['user', 'data-dir', 'unit-file', 'environment-file'],
+  backup: [],
+  restore: [],
+  // keys checks which of these each of its actions takes (keys-args.ts).
+  keys: ['label', 'tier', 'limit', 'grace'],
+  'explorer-env': ['api-url', 'app-url']
+}
 
 /** Throws OpsUsageError for anything it cannot run. */
 export function parseOpsArgs (argv: string[]): OpsCommand {
   let parsed
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        from: { type: 'string' },
-        to: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        label: { type: 'string' },
-        tier: { type: 'string' },
-        limit: { type: 'string' },
-        grace: { type: 'string' },
-        'api-url': { type: 'string' },
-        'app-url': { type: 'string' }
-      }
-    })
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
   } catch (err) {
     throw new OpsUsageError((err as Error).message)
   }
   const { positionals, values } = parsed
-  if (values.help === true || positionals[0] === 'help') return { name: 'help' }
-  if (positionals.length === 0) throw new OpsUsageError('no command given')
-  if (positionals[0] === 'graphql') return graphqlSwitch(positionals.slice(1), values)
-  if (positionals[0] === 'keys') return parseKeysArgs(positionals.slice(1), values)
-  if (positionals[0] === 'explorer-env') return explorerEnvCommand(positionals.slice(1), values)
-  if (values['api-url'] !== undefined || values['app-url'] !== undefined) throw new OpsUsageError('--api-url and --app-url are explorer-env\'s')
-  if (positionals.length > 1) throw new OpsUsageError(`one command at a time, got ${positionals.join(' ')}`)
-  const from = blockNumber('--from', values.from)
-  const to = blockNumber('--to', values.to)
-  switch (positionals[0]) {
-    case 'verify-index':
-      if (from !== undefined && to !== undefined && from > to) throw new OpsUsageError(`--from ${from} is above --to ${to}`)
-      return { name: 'verify-index', from, to }
-    case 'reindex':
-      if (from === undefined) throw new OpsUsageError('reindex needs --from N')
-      if (to !== undefined) throw new OpsUsageError('reindex always indexes up to the node\'s head: it takes no --to')
-      return { name: 'reindex', from }
-    default:
-      throw new OpsUsageError(`unknown command ${JSON.stringify(positionals[0])}`)
+  const [name, ...rest] = positionals
+  if (name === 'help') return { name: 'help', command: isCommand(rest[0]) ? rest[0] : undefined }
+  if (values.help === true) return { name: 'help', command: isCommand(name) ? name : undefined }
+  if (name === undefined) throw new OpsUsageError('no command given')
+  if (!isCommand(name)) throw new OpsUsageError(`unknown command ${JSON.stringify(name)}`)
+  const extra = (Object.keys(values) as Array<keyof Values>).filter((option) => !TAKES[name].includes(option))
+  if (extra.length > 0) throw new OpsUsageError(`${name} takes no --${extra[0]}`)
+  return parseCommand(name, rest, values)
+}
+
+function parseCommand (name: OpsCommandName, rest: string[], values: Values): OpsCommand {
+  const args = (min: number, max: number, what: string): void => {
+    if (rest.length < min || rest.length > max) throw new OpsUsageError(rest.length > max && max === 0 ? `one command at a time, got ${[name, ...rest].join(' ')}` : `${name} takes ${what}`)
   }
+  switch (name) {
+    case 'verify-index': {
+      args(0, 0, 'no arguments')
+      const from = blockNumber('--from', values.from)
+      const to = blockNumber('--to', values.to)
+      if (from !== undefined && to !== undefined && from > to) throw new OpsUsageError(`--from ${from} is above --to ${to}`)
+      return { name, from, to }
+    }
+    case 'reindex': {
+      args(0, 0, 'no arguments')
+      const from = blockNumber('--from', values.from)
+      if (from === undefined) throw new OpsUsageError('reindex needs --from N')
+      if (values.to !== undefined) throw new OpsUsageError('reindex always indexes up to the node\'s head: it takes no --to')
+      return { name, from }
+    }
+    case 'graphql':
+      if (rest.length !== 1 || (rest[0] !== 'on' && rest[0] !== 'off')) throw new OpsUsageError('graphql takes on or off')
+      return { name, enabled: rest[0] === 'on' }
+    case 'status':
+      args(0, 0, 'no arguments')
+      return { name, json: values.json === true }
+    case 'faucet': {
+      args(1, 2, 'an address and optionally an amount in coins')
+      if (!isAddress(rest[0])) throw new OpsUsageError(`faucet wants an address, got ${JSON.stringify(rest[0])}`)
+      if (rest[1] !== undefined && !/^\d{1,12}(\.\d{1,18})?$/.test(rest[1])) throw new OpsUsageError(`faucet wants an amount in coins (like 2 or 0.5), got ${JSON.stringify(rest[1])}`)
+      return { name, address: rest[0]!, amount: rest[1] }
+    }
+    case 'backup':
+    case 'restore':
+      args(1, 1, 'one directory')
+      return { name, dir: rest[0]! }
+    case 'install-service':
+      args(0, 0, 'no arguments')
+      return { name, user: values.user, dataDir: values['data-dir'], unitFile: values['unit-file'], envFile: values['environment-file'] }
+    case 'keys':
+      return parseKeysArgs(rest, values)
+    case 'explorer-env':
+      args(0, 0, 'no arguments')
+      for (const option of ['api-url', 'app-url'] as const) {
+        const value = values[option]
+        if (value !== undefined && !/^https?:\/\/[^/\s]/.test(value)) throw new OpsUsageError(`--${option} wants an http(s) URL, got ${JSON.stringify(value)}`)
+      }
+      return { name, apiUrl: values['api-url'], appUrl: values['app-url'] }
+  }
+}
+
+function isCommand (name: string | undefined): name is OpsCommandName {
+  return name !== undefined && Object.hasOwn(COMMAND_USAGE, name)
 }
 
 function blockNumber (option: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new OpsUsageError(`${option} wants a block number, got ${JSON.stringify(value)}`)
   return Number(value)
-}
-
-function graphqlSwitch (rest: string[], values: { from?: string, to?: string }): OpsCommand {
-  if (rest.length !== 1 || (rest[0] !== 'on' && rest[0] !== 'off')) throw new OpsUsageError('graphql takes on or off')
-  if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('graphql takes no --from or --to')
-  return { name: 'graphql', enabled: rest[0] === 'on' }
-}
-
-function explorerEnvCommand (rest: string[], values: { from?: string, to?: string, 'api-url'?: string, 'app-url'?: string }): OpsCommand {
-  if (rest.length > 0) throw new OpsUsageError(`explorer-env takes no arguments, got ${rest.join(' ')}`)
-  if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('explorer-env takes no --from or --to')
-  for (const option of ['api-url', 'app-url'] as const) {
-    const value = values[option]
-    if (value !== undefined && !/^https?:\/\/[^/\s]/.test(value)) throw new OpsUsageError(`--${option} wants an http(s) URL, got ${JSON.stringify(value)}`)
-  }
-  return { name: 'explorer-env', apiUrl: values['api-url'], appUrl: values['app-url'] }
 }

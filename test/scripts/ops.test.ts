@@ -23,7 +23,8 @@ t.teardown(() => rpc.close())
 const db = knex({ client: 'pg', connection: endpoints.database_url, pool: { min: 0, max: 2 } })
 t.teardown(async () => await db.destroy())
 
-const { head } = await sealBlocks({ rpc, wallets, rounds: 8 })
+// Raised by the faucet test's block, which the later tests take as the head.
+let { head } = await sealBlocks({ rpc, wallets, rounds: 8 })
 await waitFor('the gateway to index the head', async () => {
   const { body } = await gateway.health()
   return body.indexer.head === head ? true : undefined
@@ -36,7 +37,11 @@ const mismatchLines = (result: OpsResult) => result.stdout.split('\n').filter((l
 t.test('ops --help prints the usage and exits 0; a bad command line exits 2 with it', async (t) => {
   const [help, bogus] = await Promise.all([ops('--help'), ops('bogus', '--from', '1')])
   t.equal(help.exitCode, 0)
-  t.match(help.stdout, /verify-index \[--from N\] \[--to M\][\s\S]*reindex --from N/)
+  t.match(help.stdout, /status \[--json\][\s\S]*verify-index \[--from N\] \[--to M\][\s\S]*reindex --from N[\s\S]*faucet <address> \[amount\][\s\S]*install-service/)
+  const one = await ops('status', '--help')
+  t.equal(one.exitCode, 0)
+  t.match(one.stdout, /^Usage: npm run ops -- status \[--json\]/)
+  t.notMatch(one.stdout, 'verify-index')
   t.equal(bogus.exitCode, 2)
   t.match(bogus.stderr, 'Invalid ops command line: unknown command "bogus"')
   t.match(bogus.stderr, 'Usage: npm run ops')
@@ -46,6 +51,56 @@ t.test('the gateway publishes its Geth and database in endpoints.json', async (t
   t.equal(endpoints.pid, gateway.pid)
   t.match(endpoints.geth_rpc_url, /^http:\/\/127\.0\.0\.1:\d+$/)
   t.match(endpoints.database_url, /^postgres:\/\/.*@127\.0\.0\.1:\d+\/gateway$/)
+})
+
+t.test('status reports the running gateway: chain, head, signer, indexer, database, GraphQL, URLs', async (t) => {
+  const [text, json] = await Promise.all([ops('status'), ops('status', '--json')])
+  t.equal(text.exitCode, 0, text.stderr)
+  t.match(text.stdout, `gateway running on ${chain.dataDir} (pid ${gateway.pid})`)
+  t.match(text.stdout, 'chain ID: 793788')
+  t.match(text.stdout, /graphql: +on/)
+  t.match(text.stdout, /json_rpc: +http:\/\/127\.0\.0\.1:\d+\/rpc/)
+  t.equal(json.exitCode, 0)
+  const report = JSON.parse(json.stdout)
+  const block = await rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
+  t.equal(report.running, true)
+  t.equal(report.chain_id, 793788)
+  t.ok(report.head.number >= head && report.head.number <= Number(block.number))
+  t.match(report.head.hash, /^0x[0-9a-f]{64}$/)
+  t.equal(report.signer.toLowerCase(), (await rpc.call<string[]>('clique_getSigners', ['latest']))[0]!.toLowerCase())
+  t.equal(report.sealing, true)
+  t.equal(report.indexer.role, 'writer')
+  t.ok(report.indexer.head >= head)
+  t.ok(report.database_bytes > 1_000_000)
+  t.same(report.graphql, { configured: true, serving: true, restart_needed: false })
+  t.match(report.urls.rest, /\/api\/v2$/)
+  t.match(report.version, /^\d+\.\d+\.\d+/)
+  t.match(report.geth_version, /^Geth\/v1\.13\.15/)
+})
+
+t.test('faucet <address> [amount] sends from the faucet account and prints the mined transaction', async (t) => {
+  const to = '0x00000000000000000000000000000000000fa0ce'
+  const result = await ops('faucet', to, '2.5')
+  t.equal(result.exitCode, 0, result.stderr)
+  t.match(result.stdout, /sent 2\.5 coins from 0x[0-9a-fA-F]{40} to 0x00000000000000000000000000000000000fA0ce/i)
+  const hash = /transaction (0x[0-9a-f]{64}) mined in block (\d+)/.exec(result.stdout)
+  t.ok(hash, result.stdout)
+  t.equal(BigInt(await rpc.call<string>('eth_getBalance', [to, 'latest'])), 2_500_000_000_000_000_000n)
+  head = Number(hash![2])
+  await waitFor('the gateway to index the faucet\'s block', async () => (await gateway.health()).body.indexer.head === head ? true : undefined)
+  const bad = await ops('faucet', 'nonsense')
+  t.equal(bad.exitCode, 2)
+})
+
+t.test('graphql off on a running gateway says a restart is needed, and status shows it', async (t) => {
+  const off = await ops('graphql', 'off')
+  t.equal(off.exitCode, 0, off.stderr)
+  t.match(off.stdout, `restart needed: the running gateway (pid ${gateway.pid}) serves it on until restarted`)
+  const report = JSON.parse((await ops('status', '--json')).stdout)
+  t.same(report.graphql, { configured: false, serving: true, restart_needed: true })
+  t.match((await ops('status')).stdout, /graphql: +on now, off configured: restart needed/)
+  const on = await ops('graphql', 'on')
+  t.match(on.stdout, 'already serves it on: no restart needed')
 })
 
 t.test('verify-index finds no mismatch on the running gateway\'s index', async (t) => {
@@ -121,6 +176,16 @@ t.test('with the gateway stopped, reindex --from repairs the index and verify-in
   t.match(verify.stdout, `verified blocks 0..${head} (${head + 1} blocks): no mismatches`)
   t.equal(await readFile(join(chain.dataDir, 'geth.pid'), 'utf8').catch(() => 'gone'), 'gone', 'ops stopped its Geth')
   t.equal(await readFile(join(chain.dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => 'gone'), 'gone', 'and its PostgreSQL')
+})
+
+t.test('status with no gateway running says so, shows what DATA_DIR holds and exits 3', async (t) => {
+  const result = await ops('status')
+  t.equal(result.exitCode, 3, result.stderr)
+  t.match(result.stdout, `no gateway is running on ${chain.dataDir}`)
+  t.match(result.stdout, /chain: +initialised \(chain ID 793788, signer 0x[0-9a-f]{40}\)/)
+  const report = JSON.parse((await ops('status', '--json')).stdout)
+  t.equal(report.running, false)
+  t.equal(report.initialised, true)
 })
 
 async function logCount (block: number): Promise<number> {

@@ -24,7 +24,7 @@ t.test('graphql off, then on, keeps the other settings and tells to restart', as
   await writeFile(file, JSON.stringify({ RPC_MAX_BATCH: 7 }))
   const off = await runOps(['graphql', 'off'], env)
   t.equal(off.exitCode, 0, off.stderr)
-  t.equal(off.stdout, `GraphQL off in ${file}; restart the gateway to apply it`)
+  t.equal(off.stdout, `GraphQL off in ${file}; no gateway runs on ${dataDir}: it applies at the next start`)
   t.same(JSON.parse(await readFile(file, 'utf8')), { RPC_MAX_BATCH: 7, GRAPHQL_ENABLED: false })
   t.equal(loadConfig({ DATA_DIR: dataDir }).graphql.enabled, false, 'the gateway reads it at start-up')
   t.equal(loadConfig({ DATA_DIR: dataDir }).rpcProxy.maxBatch, 7)

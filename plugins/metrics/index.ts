@@ -1,0 +1,89 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onResponseHookHandler } from 'fastify'
+import type { Config } from '../../core/config.ts'
+import { createMetrics, type Metrics } from '../../core/metrics/index.ts'
+import { createMetricsAccess } from '../../core/metrics/access.ts'
+import { MetricsForbiddenError } from '../../core/errors.ts'
+import { operationTypeOf } from './graphql-operation.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counters and histograms others record into (rate limiting, the faucet); always present, served only when enabled. */
+    metrics: Metrics
+  }
+}
+
+export type MetricsPluginOptions = Config['metrics'] & { adminToken: string | undefined }
+
+export const METRICS_PATH = '/metrics'
+/** JSON-RPC routes time themselves per method (core/json-rpc/handler.ts). */
+const JSON_RPC_ROUTES = new Set(['/', '/rpc'])
+const GRAPHQL_ROUTE = /^\/api\/v[12]\/graphql$/
+/** /metrics reads the head twice (number and age): one eth_getBlockByNumber serves both. */
+const HEAD_CACHE_MS = 500
+
+/**
+ * Prometheus metrics at GET /metrics. Registered before the routes it times:
+ * its onRoute hook gives each REST and GraphQL route an onResponse hook of its
+ * own, so routes it does not time (JSON-RPC, timed per method by its handler)
+ * pay nothing.
+ */
+async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
+  const metrics = createMetrics({ enabled: options.enabled })
+  app.decorate('metrics', metrics)
+  const readHead = cachedHead(app)
+  metrics.setSources({
+    gethHead: readHead,
+    gethRestarts: () => app.geth.supervisor?.restarts ?? 0,
+    indexer: () => app.indexer.status(),
+    databasePools: () => databasePools(app)
+  })
+  app.indexer.on('blocks', (blocks: unknown[]) => {
+    if (app.indexer.status().role === 'writer') metrics.recordIndexedBlocks(blocks.length)
+  })
+  if (!options.enabled) return
+  app.addHook('onRoute', (route) => timeRoute(route, metrics))
+  const access = createMetricsAccess({ allow: options.allow, adminToken: options.adminToken })
+  app.get(METRICS_PATH, {
+    schema: { hide: true },
+    onRequest: async (request) => {
+      if (!access.isAllowed(request.ip, request.headers.authorization)) throw new MetricsForbiddenError(request.ip)
+    }
+  }, async (_request, reply) => {
+    const { contentType, text } = await metrics.scrape()
+    return await reply.type(contentType).send(text)
+  })
+}
+
+function timeRoute (route: RouteOptions, metrics: Metrics): void {
+  const url = route.url
+  if (JSON_RPC_ROUTES.has(url) || url === METRICS_PATH) return
+  const hook: onResponseHookHandler = GRAPHQL_ROUTE.test(url)
+    ? async (request: FastifyRequest, reply: FastifyReply) => metrics.observeGraphql(operationTypeOf(request), reply.statusCode, reply.elapsedTime / 1000)
+    : async (_request: FastifyRequest, reply: FastifyReply) => metrics.observeHttp(url.startsWith('/api/') ? 'rest' : 'http', url, reply.statusCode, reply.elapsedTime / 1000)
+  route.onResponse = route.onResponse === undefined ? [hook] : [...[route.onResponse].flat(), hook]
+}
+
+function cachedHead (app: FastifyInstance): () => Promise<{ number: number, timestamp: number } | undefined> {
+  let cached: { at: number, head: Promise<{ number: number, timestamp: number } | undefined> } | undefined
+  return async () => {
+    if (cached === undefined || Date.now() - cached.at > HEAD_CACHE_MS) {
+      const head = app.geth.rpc.call<{ number: string, timestamp: string }>('eth_getBlockByNumber', ['latest', false], AbortSignal.timeout(2000))
+        .then((b) => ({ number: Number(b.number), timestamp: Number(b.timestamp) }), () => undefined)
+      cached = { at: Date.now(), head }
+    }
+    return await cached.head
+  }
+}
+
+type TarnPool = { numUsed (): number, numFree (): number, numPendingAcquires (): number, max: number }
+
+function databasePools (app: FastifyInstance): Array<{ pool: string, used: number, idle: number, pending: number, max: number }> {
+  const knexPool = (app.db.knex.client as { pool?: TarnPool }).pool
+  const prepared = app.db.prepared
+  const pools = [{ pool: 'prepared', used: prepared.totalCount - prepared.idleCount, idle: prepared.idleCount, pending: prepared.waitingCount, max: prepared.options.max ?? 0 }]
+  if (knexPool !== undefined) pools.push({ pool: 'knex', used: knexPool.numUsed(), idle: knexPool.numFree(), pending: knexPool.numPendingAcquires(), max: knexPool.max })
+  return pools
+}
+
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
