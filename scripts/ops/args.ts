@@ -38,8 +38,19 @@ const OPTIONS = {
 } as const
 
 type Values = {
-  from?: string, to?: string, json?: boolean, user?: string, 'data-dir'?: string, 'unit-file'?: string, 'environment-file'?: string,
-  label?: string, tier?: string, limit?: string, grace?: string, 'api-url'?: string, 'app-url'?: string
+  from?: string,
+  to?: string,
+  json?: boolean,
+  user?: string,
+  'data-dir'?: string,
+  'unit-file'?: string,
+  'environment-file'?: string,
+  label?: string,
+  tier?: string,
+  limit?: string,
+  grace?: string,
+  'api-url'?: string,
+  'app-url'?: string
 }
 
 /** Which options each command takes; any other is refused by name. */
