@@ -46,7 +46,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
-  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' }
+  INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' },
+  COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
 }
 
 export type Config = Readonly<{
@@ -89,6 +90,9 @@ export type Config = Readonly<{
     enabled: boolean
     ipfsGateway: string
     allowPrivateHosts: boolean
+  }>
+  stats: Readonly<{
+    coinSymbol: string
   }>
 }>
 
@@ -170,6 +174,9 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.NFT_METADATA_ENABLED,
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
       allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
+    },
+    stats: {
+      coinSymbol: v.COIN_SYMBOL
     }
   })
 }

@@ -13,6 +13,7 @@ import health from './health/index.ts'
 import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
+import stats from './stats/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import { closeResources, openResources, type AppResources } from './resources.ts'
 
@@ -70,6 +71,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(rest)
+  await app.register(stats, config.stats)
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)

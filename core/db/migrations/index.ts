@@ -12,6 +12,7 @@ import * as transactionTokenTransferFlag from './2026_11_21_7_transaction_token_
 import * as addressNftIndex from './2026_11_21_8_address_nft_index.ts'
 import * as instanceHoldersIndex from './2026_11_21_9_instance_holders_index.ts'
 import * as nftMetadata from './2026_11_22_0_nft_metadata.ts'
+import * as statsDaily from './2026_11_24_0_stats_daily.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -26,7 +27,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_21_7_transaction_token_transfer_flag', transactionTokenTransferFlag],
   ['2026_11_21_8_address_nft_index', addressNftIndex],
   ['2026_11_21_9_instance_holders_index', instanceHoldersIndex],
-  ['2026_11_22_0_nft_metadata', nftMetadata]
+  ['2026_11_22_0_nft_metadata', nftMetadata],
+  ['2026_11_24_0_stats_daily', statsDaily]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
