@@ -10,6 +10,7 @@ import type { OpsCommandContext } from './ops/command.ts'
 import { runVerifyIndex } from './ops/verify-index.ts'
 import { runReindex } from './ops/reindex.ts'
 import { runGraphqlSwitch } from './ops/graphql.ts'
+import { runStatsRebuild } from './ops/stats.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -59,7 +60,7 @@ try {
   const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
   exitCode = command.name === 'verify-index'
     ? await runVerifyIndex(context, command)
-    : await runReindex(context, command)
+    : command.name === 'stats-rebuild' ? await runStatsRebuild(context) : await runReindex(context, command)
 } catch (err) {
   if (controller.signal.aborted) {
     exitCode = EXIT_INTERRUPTED

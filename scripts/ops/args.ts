@@ -7,6 +7,7 @@ export type OpsCommand =
   | { name: 'verify-index', from: number | undefined, to: number | undefined }
   | { name: 'reindex', from: number }
   | { name: 'graphql', enabled: boolean }
+  | { name: 'stats-rebuild' }
 
 export const USAGE = `Usage: npm run ops -- <command> [options]
 
@@ -23,6 +24,10 @@ Commands:
   graphql on|off
       Turn this instance's GraphQL API on or off in DATA_DIR/config.json
       (GRAPHQL_ENABLED). Restart the gateway to apply it.
+  stats rebuild
+      Compute the Stats API's daily figures again from the indexed tables, keep
+      them, and print each day and figure where the incremental ones differed.
+      Exit code 0 only when nothing differed.
 
 Options:
   --help    this text
@@ -48,6 +53,7 @@ export function parseOpsArgs (argv: string[]): OpsCommand {
   if (values.help === true || positionals[0] === 'help') return { name: 'help' }
   if (positionals.length === 0) throw new OpsUsageError('no command given')
   if (positionals[0] === 'graphql') return graphqlSwitch(positionals.slice(1), values)
+  if (positionals[0] === 'stats') return statsCommand(positionals.slice(1), values)
   if (positionals.length > 1) throw new OpsUsageError(`one command at a time, got ${positionals.join(' ')}`)
   const from = blockNumber('--from', values.from)
   const to = blockNumber('--to', values.to)
@@ -74,4 +80,10 @@ function graphqlSwitch (rest: string[], values: { from?: string, to?: string }):
   if (rest.length !== 1 || (rest[0] !== 'on' && rest[0] !== 'off')) throw new OpsUsageError('graphql takes on or off')
   if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('graphql takes no --from or --to')
   return { name: 'graphql', enabled: rest[0] === 'on' }
+}
+
+function statsCommand (rest: string[], values: { from?: string, to?: string }): OpsCommand {
+  if (rest.length !== 1 || rest[0] !== 'rebuild') throw new OpsUsageError('stats takes rebuild')
+  if (values.from !== undefined || values.to !== undefined) throw new OpsUsageError('stats rebuild takes no --from or --to')
+  return { name: 'stats-rebuild' }
 }
