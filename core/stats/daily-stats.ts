@@ -64,15 +64,42 @@ async function shiftDailySums (trx: Knex.Transaction, range: (column: string) =>
     select day, ${DAILY_SUMS.map((c) => `${sign} * sum(${c})`).join(', ')} from (${union}) p group by day
     on conflict (day) do update set ${DAILY_SUMS.map((c) => `${c} = stats_daily.${c} + excluded.${c}`).join(', ')}`,
   all.flatMap(() => bindings))
+}
+
+/** The (day, sender, transactions) of the blocks in `range`. */
+const senderPairs = (range: (column: string) => string): string => `
+  select ${DAY('b.timestamp')} as day, t."from" as address, count(*) as transactions
+  from transactions t join blocks b on b.number = t.block_number where ${range('t.block_number')} group by 1, 2`
+
+async function shiftSenders (trx: Knex.Transaction, range: (column: string) => string, bindings: number[], sign: 1 | -1): Promise<void> {
   await trx.raw(`
-    insert into stats_day_senders (day, address, transactions)
-    select ${DAY('b.timestamp')}, t."from", ${sign} * count(*) from transactions t join blocks b on b.number = t.block_number
-    where ${range('t.block_number')} group by 1, 2
+    insert into stats_day_senders (day, address, transactions) select day, address, ${sign} * transactions from (${senderPairs(range)}) p
     on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions`, bindings)
   if (sign < 0) {
     await trx.raw('delete from stats_day_senders where transactions <= 0')
     await trx.raw('delete from stats_daily where blocks <= 0')
   }
+}
+
+/**
+ * Blocks added at the chain's top: a (day, sender) pair not yet kept is one
+ * more active account that day, and a new account when the sender has no
+ * earlier day, kept or in the batch. Work in proportion to the batch, before
+ * its pairs are kept.
+ */
+async function countBatchAccounts (trx: Knex.Transaction, range: (column: string) => string, bindings: number[]): Promise<void> {
+  await trx.raw(`
+    with batch as (${senderPairs(range)}), fresh as (
+      select p.day, p.address from batch p
+      where not exists (select 1 from stats_day_senders s where s.day = p.day and s.address = p.address)
+    )
+    update stats_daily d set active_accounts = d.active_accounts + f.active, new_accounts = d.new_accounts + f.new
+    from (
+      select f.day, count(*) as active, count(*) filter (where
+        not exists (select 1 from stats_day_senders e where e.address = f.address and e.day < f.day)
+        and not exists (select 1 from batch e where e.address = f.address and e.day < f.day)) as new
+      from fresh f group by f.day
+    ) f where d.day = f.day`, bindings)
 }
 
 /**
@@ -99,10 +126,10 @@ async function readDayOf (trx: Knex.Transaction, number: number): Promise<string
 
 /** Blocks from..to are written: adds their share. In the store's transaction. */
 export async function addDailyStats (trx: Knex.Transaction, from: number, to: number): Promise<void> {
-  const day = await readDayOf(trx, from)
-  if (day === undefined) return
-  await shiftDailySums(trx, (c) => `${c} between ? and ?`, [from, to], 1)
-  await recountAccounts(trx, day)
+  const range = (c: string): string => `${c} between ? and ?`
+  await shiftDailySums(trx, range, [from, to], 1)
+  await countBatchAccounts(trx, range, [from, to])
+  await shiftSenders(trx, range, [from, to], 1)
 }
 
 /** Blocks from `from` up are about to be deleted: takes their share out. In the deleting transaction. */
@@ -110,6 +137,8 @@ export async function takeOutDailyStats (trx: Knex.Transaction, from: number): P
   const day = await readDayOf(trx, from)
   if (day === undefined) return
   await shiftDailySums(trx, (c) => `${c} >= ?`, [from], -1)
+  await shiftSenders(trx, (c) => `${c} >= ?`, [from], -1)
+  // Taken out at the top too, but a day's accounts cannot be told apart by block: its days are counted again.
   await recountAccounts(trx, day)
 }
 
@@ -127,6 +156,7 @@ export async function rebuildDailyStats (trx: Knex.Transaction): Promise<void> {
   await trx.raw('delete from stats_daily')
   await trx.raw('delete from stats_day_senders')
   await shiftDailySums(trx, (c) => `${c} >= ?`, [0], 1)
+  await shiftSenders(trx, (c) => `${c} >= ?`, [0], 1)
   const day = await readDayOf(trx, 0)
   if (day !== undefined) await recountAccounts(trx, day)
 }

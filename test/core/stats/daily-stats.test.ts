@@ -99,10 +99,12 @@ t.test('every counter and daily point equals plain SQL over the indexed tables',
 
 t.test('a reorg takes the removed blocks\' share out; the new branch\'s is added', async (t) => {
   const before = await readDailyRows(db)
-  // Three blocks replaced (yesterday's second block and today's), the new branch with other senders.
+  // Three blocks replaced (yesterday's second block and today's), the new branch with other senders, in one
+  // batch over two days: sender 30 is new yesterday and active, not new, today.
   await deleteBlocksAbove(db, head - 3)
   const now = Date.now()
-  await storeBlocks(db, [makeBlock(head - 2, now - 100_000, [20, 21], 1), makeBlock(head - 1, now - 90_000, [1], 1)])
+  const midnight = now - now % DAY_MS
+  await storeBlocks(db, [makeBlock(head - 2, midnight - DAY_MS + 85_000_000, [20, 30], 1), makeBlock(head - 1, Math.max(midnight + 1000, now - 90_000), [30, 1], 1)])
   head = head - 1
   t.not(JSON.stringify(await readDailyRows(db)), JSON.stringify(before), 'the figures moved')
   await checkAgainstPlainSql(t)
