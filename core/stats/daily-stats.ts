@@ -84,22 +84,26 @@ async function shiftSenders (trx: Knex.Transaction, range: (column: string) => s
 /**
  * Blocks added at the chain's top: a (day, sender) pair not yet kept is one
  * more active account that day, and a new account when the sender has no
- * earlier day, kept or in the batch. Work in proportion to the batch, before
- * its pairs are kept.
+ * earlier day, kept or in the batch. Work in proportion to the batch. One
+ * statement: the count reads the pairs as they were before the insert beside
+ * it (one snapshot for both), and the batch's pairs are grouped once.
  */
-async function countBatchAccounts (trx: Knex.Transaction, range: (column: string) => string, bindings: number[]): Promise<void> {
+async function addSenders (trx: Knex.Transaction, range: (column: string) => string, bindings: number[]): Promise<void> {
   await trx.raw(`
     with batch as (${senderPairs(range)}), fresh as (
       select p.day, p.address from batch p
       where not exists (select 1 from stats_day_senders s where s.day = p.day and s.address = p.address)
+    ), counted as (
+      update stats_daily d set active_accounts = d.active_accounts + f.active, new_accounts = d.new_accounts + f.new
+      from (
+        select f.day, count(*) as active, count(*) filter (where
+          not exists (select 1 from stats_day_senders e where e.address = f.address and e.day < f.day)
+          and not exists (select 1 from batch e where e.address = f.address and e.day < f.day)) as new
+        from fresh f group by f.day
+      ) f where d.day = f.day
     )
-    update stats_daily d set active_accounts = d.active_accounts + f.active, new_accounts = d.new_accounts + f.new
-    from (
-      select f.day, count(*) as active, count(*) filter (where
-        not exists (select 1 from stats_day_senders e where e.address = f.address and e.day < f.day)
-        and not exists (select 1 from batch e where e.address = f.address and e.day < f.day)) as new
-      from fresh f group by f.day
-    ) f where d.day = f.day`, bindings)
+    insert into stats_day_senders (day, address, transactions) select day, address, transactions from batch
+    on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions`, bindings)
 }
 
 /**
@@ -128,8 +132,7 @@ async function readDayOf (trx: Knex.Transaction, number: number): Promise<string
 export async function addDailyStats (trx: Knex.Transaction, from: number, to: number): Promise<void> {
   const range = (c: string): string => `${c} between ? and ?`
   await shiftDailySums(trx, range, [from, to], 1)
-  await countBatchAccounts(trx, range, [from, to])
-  await shiftSenders(trx, range, [from, to], 1)
+  await addSenders(trx, range, [from, to])
 }
 
 /** Blocks from `from` up are about to be deleted: takes their share out. In the deleting transaction. */
