@@ -80,6 +80,9 @@ t.test('errors: the service\'s codes and messages', async (t) => {
   t.equal(limit.body.code, 3)
   t.match(limit.body.message, /^exceeded limit on requested data points \(~\d+\); choose smaller time interval\.$/)
   t.equal((await get('/stats/api/v1/lines/newTxns?from=0001-01-01&to=9999-12-31&resolution=YEAR')).status, 200, 'the same range by year is within the limit')
+  const tooLong = await get(`/stats/api/v1/lines/newTxns?from=${'9'.repeat(41)}`)
+  t.equal(tooLong.status, 400, 'a query string the schema refuses: the service\'s body too')
+  t.equal(tooLong.body.code, 3)
 })
 
 t.test('pages and update status', async (t) => {
