@@ -70,7 +70,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   METRICS_ALLOW: { type: 'string', description: 'Comma-separated addresses or subnets (CIDR) that may read /metrics besides loopback.' },
   FAUCET_ENABLED: { type: 'boolean', description: 'Serve the faucet at /api/v2/faucet; defaults to true when HOST is not a loopback address (a public instance), false otherwise.' },
   FAUCET_AMOUNT: { type: 'string', default: '1', pattern: '^\\d{1,12}(\\.\\d{1,18})?$', description: 'Coins (ether units, decimals allowed) sent by one faucet drip.' },
-  FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' }
+  FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' },
+  COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
 }
 
 export type Config = Readonly<{
@@ -143,6 +144,9 @@ export type Config = Readonly<{
   metrics: Readonly<{ enabled: boolean, allow: readonly string[] }>
   adminToken: string | undefined
   faucet: Readonly<{ enabled: boolean, amountWei: bigint, cooldownS: number }>
+  stats: Readonly<{
+    coinSymbol: string
+  }>
 }>
 
 // Passed through to child processes only: Go's build needs its cache and proxy settings.
@@ -255,6 +259,9 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.FAUCET_ENABLED ?? !isLoopbackHost(v.HOST),
       amountWei: parseUnits(v.FAUCET_AMOUNT, 18),
       cooldownS: v.FAUCET_COOLDOWN_S
+    },
+    stats: {
+      coinSymbol: v.COIN_SYMBOL
     }
   })
 }

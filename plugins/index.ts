@@ -16,6 +16,7 @@ import health from './health/index.ts'
 import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
+import stats from './stats/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import { closeResources, openResources, type AppResources } from './resources.ts'
 import auth from './auth/index.ts'
@@ -114,6 +115,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })
+  await app.register(stats, config.stats)
   // Imported only when on: an instance with GraphQL off loads none of it.
   if (config.graphql.enabled) await app.register((await import('./graphql/index.ts')).default, config.graphql)
   else await app.register(graphqlDisabled)

@@ -17,6 +17,7 @@ import { runBackup } from './ops/backup.ts'
 import { runRestore } from './ops/restore.ts'
 import { runKeys } from './ops/keys.ts'
 import { runExplorerEnv } from './ops/explorer-env.ts'
+import { runStatsRebuild } from './ops/stats.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -87,7 +88,9 @@ try {
         ? await runFaucet(context, config, command)
         : command.name === 'backup'
           ? await runBackup(context, config, command.dir)
-          : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
+          : command.name === 'stats-rebuild'
+            ? await runStatsRebuild(context)
+            : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
   }
 } catch (err) {
   if (controller.signal.aborted) {

@@ -8,6 +8,7 @@ import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
 import { announceCommit } from './commit-feed.ts'
+import { addDailyStats, takeOutDailyStats } from '../stats/daily-stats.ts'
 import type { LatestBalances } from './latest-balances.ts'
 import { writeFenced, type WriterFence } from './lock.ts'
 
@@ -87,6 +88,8 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
     // During a bulk load the running sums wait for its end (bulk-load.ts).
     if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
     else await recordContracts(trx, contracts)
+    // The Stats API's daily sums, in the same transaction: never a block counted twice or lost.
+    await addDailyStats(trx, from, to)
     await announceCommit(trx, from, to)
   })
   latest?.record(coinBalances)
@@ -160,6 +163,7 @@ async function removeFrom (trx: Knex.Transaction, from: number): Promise<number>
   const present = await trx('blocks').where('number', '>=', from).first('number')
   if (present === undefined) return 0
   await finishBulkLoad(trx)
+  await takeOutDailyStats(trx, from)
   return await removeBlocksFrom(trx, from)
 }
 

@@ -1,7 +1,7 @@
 // The chain's totals and recent pace, for Blockscout's /api/v2/stats: one
-// statement. Totals sum the blocks' own counts (one row a block) instead of
-// counting transactions; "today" is the UTC day, read from the block
-// timestamp index; the pace is taken over the newest blocks.
+// statement. Totals and "today" (the UTC day) are the Stats API's daily sums
+// (stats_daily, kept by the store: core/stats/daily-stats.ts), so no table
+// of the chain is counted; the pace is taken over the newest blocks.
 import type { Knex } from 'knex'
 
 /** Blocks the average block time and network utilisation are taken over. */
@@ -34,17 +34,19 @@ const STATS_SQL = `
   with newest as (
     select number, timestamp, gas_used, gas_limit, base_fee_per_gas from blocks order by number desc limit ${PACE_BLOCKS}
   ), totals as (
-    select count(*) as blocks, coalesce(sum(transaction_count), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used from blocks
+    select coalesce(sum(blocks), 0) as blocks, coalesce(sum(transactions), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used,
+      coalesce(sum(new_addresses), 0) as addresses
+    from stats_daily
   ), today as (
-    select coalesce(sum(transaction_count), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used
-    from blocks where timestamp >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+    select coalesce(sum(transactions), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used
+    from stats_daily where day = (now() at time zone 'UTC')::date
   ), oracle as (
     select percentile_disc(array[${GAS_ORACLE_PERCENTILES.join(', ')}]::float8[]) within group (order by t.effective_gas_price - coalesce(b.base_fee_per_gas, 0)) as fees
     from transactions t join blocks b on b.number = t.block_number
     where t.block_number > (select coalesce(max(number), 0) from newest) - ${GAS_ORACLE_BLOCKS}
   )
   select totals.blocks::text as total_blocks, totals.transactions::text as total_transactions, totals.gas_used::text as total_gas_used,
-    (select count(*) from addresses)::text as total_addresses,
+    totals.addresses::text as total_addresses,
     today.transactions::text as transactions_today, today.gas_used::text as gas_used_today,
     (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) * 1000 / (count(*) - 1) end from newest)::float8 as average_block_time_ms,
     (select case when coalesce(sum(gas_limit), 0) = 0 then 0 else sum(gas_used) * 100 / sum(gas_limit) end from newest)::float8 as network_utilization_percentage,

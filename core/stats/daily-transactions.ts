@@ -1,6 +1,6 @@
 // Transactions a day for Blockscout's transactions chart: the last 30 UTC days
 // up to yesterday (today is not over), every day present, newest first.
-// Summed from the blocks' own counts over the block timestamp index.
+// Read from the Stats API's daily sums (stats_daily, core/stats/daily-stats.ts).
 import type { Knex } from 'knex'
 
 export const CHART_DAYS = 30
@@ -14,10 +14,8 @@ export async function readDailyTransactions (db: Knex): Promise<DailyTransaction
     ), bounds as (
       select (current_timestamp at time zone 'UTC')::date as today
     ), counted as (
-      select (b.timestamp at time zone 'UTC')::date as day, sum(b.transaction_count) as n
-      from blocks b, bounds
-      where b.timestamp >= (bounds.today - ${CHART_DAYS})::timestamp at time zone 'UTC' and b.timestamp < bounds.today::timestamp at time zone 'UTC'
-      group by 1
+      select d.day, d.transactions as n from stats_daily d, bounds
+      where d.day >= bounds.today - ${CHART_DAYS} and d.day < bounds.today
     )
     select to_char(bounds.today - days.ago, 'YYYY-MM-DD') as date, coalesce(counted.n, 0)::text as transactions_count
     from days cross join bounds left join counted on counted.day = bounds.today - days.ago

@@ -1,8 +1,7 @@
 // A value read from the database at most once per `maxAgeMs`, for counters an
 // explorer's home page polls (Blockscout serves them from caches too): the
-// sums behind them read whole tables (190 ms over a million transactions),
-// which one request every few seconds is cheap for and a thousand a second
-// are not. Only the first read is waited for: once a value is there, a caller
+// gas oracle behind them reads the newest blocks' transactions, which one
+// request every few seconds is cheap for and a thousand a second are not. Only the first read is waited for: once a value is there, a caller
 // that finds it stale gets it at once and starts the next read in the
 // background (one at a time), so no request waits out a table scan. A failed
 // read keeps the old value; the next caller tries again.

@@ -19,6 +19,7 @@ export type OpsCommand =
   | { name: 'install-service', user: string | undefined, dataDir: string | undefined, unitFile: string | undefined, envFile: string | undefined }
   | KeysCommand
   | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
+  | { name: 'stats-rebuild' }
 
 const OPTIONS = {
   from: { type: 'string' },
@@ -65,7 +66,8 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   restore: [],
   // keys checks which of these each of its actions takes (keys-args.ts).
   keys: ['label', 'tier', 'limit', 'grace'],
-  'explorer-env': ['api-url', 'app-url']
+  'explorer-env': ['api-url', 'app-url'],
+  stats: []
 }
 
 /** Throws OpsUsageError for anything it cannot run. */
@@ -134,6 +136,9 @@ function parseCommand (name: OpsCommandName, rest: string[], values: Values): Op
         if (value !== undefined && !/^https?:\/\/[^/\s]/.test(value)) throw new OpsUsageError(`--${option} wants an http(s) URL, got ${JSON.stringify(value)}`)
       }
       return { name, apiUrl: values['api-url'], appUrl: values['app-url'] }
+    case 'stats':
+      if (rest.length !== 1 || rest[0] !== 'rebuild') throw new OpsUsageError('stats takes rebuild')
+      return { name: 'stats-rebuild' }
   }
 }
 

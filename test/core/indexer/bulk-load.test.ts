@@ -22,7 +22,9 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { sealBlocks, startFundedNode } from '../../support/blocks.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 
-const TABLES = ['blocks', 'transactions', 'logs', 'internal_transactions', 'token_transfers', 'tokens', 'token_balances', 'coin_balances', 'addresses']
+const TABLES = ['blocks', 'transactions', 'logs', 'internal_transactions', 'token_transfers', 'tokens', 'token_balances', 'coin_balances', 'addresses',
+  // The Stats API's daily sums, kept by the store in bulk loads too.
+  'stats_daily', 'stats_day_senders']
 
 const { node, wallets, dataDir, log } = await startFundedNode(t, 4)
 const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })

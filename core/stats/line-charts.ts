@@ -1,0 +1,116 @@
+// The Stats API's line charts, read from the daily sums (stats_daily) and
+// rolled up to weeks, months and years at read time: a year of days is 365
+// rows. Periods with no row are filled (zero, or the running total), and the
+// period still under way is approximate.
+import type { Knex } from 'knex'
+
+export const RESOLUTIONS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const
+export type Resolution = typeof RESOLUTIONS[number]
+/** The stats service's STATS__LIMITS__REQUESTED_POINTS_LIMIT default. */
+export const REQUESTED_POINTS_LIMIT = 182_500
+
+/** How a period's value comes from its days: sums, a running total, a quotient of sums, or distinct senders. */
+type ChartValue =
+  | { kind: 'sum', expr: string }
+  | { kind: 'growth', expr: string }
+  | { kind: 'ratio', num: string, den: string }
+  | { kind: 'active' }
+
+export type LineChartInfo = { id: string, title: string, description: string, units: string | null, resolutions: string[] }
+type ChartSpec = Omit<LineChartInfo, 'resolutions'> & { section: string, value: ChartValue }
+export type LineChartSection = { id: string, title: string, charts: LineChartInfo[] }
+export type Point = { date: string, date_to: string, value: string, is_approximate?: true }
+
+const WEI_PER_COIN = '1e18'
+const WEI_PER_GWEI = '1e9'
+
+function chartSpecs (coin: string): ChartSpec[] {
+  const c = (section: string, id: string, title: string, description: string, units: string | null, value: ChartValue): ChartSpec =>
+    ({ section, id, title, description, units, value })
+  return [
+    c('accounts', 'activeAccounts', 'Active accounts', 'Active accounts number per period', null, { kind: 'active' }),
+    c('accounts', 'accountsGrowth', 'Accounts growth', 'Cumulative accounts number per period', null, { kind: 'growth', expr: 'new_accounts' }),
+    c('accounts', 'newAccounts', 'New accounts', 'New accounts number per day', null, { kind: 'sum', expr: 'new_accounts' }),
+    c('transactions', 'newTxns', 'New transactions', 'New transactions number', null, { kind: 'sum', expr: 'transactions' }),
+    c('transactions', 'txnsGrowth', 'Transactions growth', 'Cumulative transactions number', null, { kind: 'growth', expr: 'transactions' }),
+    c('transactions', 'txnsFee', 'Transactions fees', 'Amount of tokens paid as fees', coin, { kind: 'sum', expr: `fees / ${WEI_PER_COIN}` }),
+    c('transactions', 'averageTxnFee', 'Average transaction fee', `The average amount in ${coin} spent per transaction`, coin, { kind: 'ratio', num: `fees / ${WEI_PER_COIN}`, den: 'transactions' }),
+    c('transactions', 'txnsSuccessRate', 'Transactions success rate', 'Successful transactions rate per day', null, { kind: 'ratio', num: 'successful_transactions', den: 'transactions' }),
+    c('blocks', 'newBlocks', 'New blocks', 'New blocks number', null, { kind: 'sum', expr: 'blocks' }),
+    c('blocks', 'averageBlockSize', 'Average block size', 'Average size of blocks in bytes', 'Bytes', { kind: 'ratio', num: 'block_size', den: 'blocks' }),
+    c('blocks', 'averageBlockRewards', 'Average block rewards', `Average amount of distributed reward in ${coin}s per day`, coin, { kind: 'ratio', num: `(fees - burnt_fees) / ${WEI_PER_COIN}`, den: 'blocks' }),
+    c('tokens', 'newNativeCoinTransfers', `New ${coin} transfers`, `New ${coin} transfers number per period`, null, { kind: 'sum', expr: 'native_coin_transfers' }),
+    c('gas', 'averageGasLimit', 'Average gas limit', 'Average gas limit per block for the period', null, { kind: 'ratio', num: 'gas_limit', den: 'blocks' }),
+    c('gas', 'gasUsedGrowth', 'Gas used growth', 'Cumulative gas used for the period', null, { kind: 'growth', expr: 'gas_used' }),
+    c('gas', 'averageGasUsed', 'Average gas used', 'Average gas used per block for the period', null, { kind: 'ratio', num: 'gas_used', den: 'blocks' }),
+    c('gas', 'averageGasPrice', 'Average gas price', 'Average gas price for the period (Gwei)', 'Gwei', { kind: 'ratio', num: `gas_price_sum / ${WEI_PER_GWEI}`, den: 'transactions' }),
+    c('gas', 'networkUtilization', 'Network utilization', 'Average gas used over gas limit of blocks', '%', { kind: 'ratio', num: 'gas_used', den: 'gas_limit' }),
+    c('contracts', 'newContracts', 'New contracts', 'New contracts number for the period', null, { kind: 'sum', expr: 'new_contracts' }),
+    c('contracts', 'contractsGrowth', 'Contracts growth', 'Cumulative number of contracts for the period', null, { kind: 'growth', expr: 'new_contracts' }),
+    // Nothing is verified on this gateway yet: the charts answer zeros, as the service does before the first verification.
+    c('contracts', 'newVerifiedContracts', 'New verified contracts', 'New verified contracts number for the period', null, { kind: 'sum', expr: '0' }),
+    c('contracts', 'verifiedContractsGrowth', 'Verified contracts growth', 'Cumulative number verified contracts for the period', null, { kind: 'growth', expr: '0' })
+  ]
+}
+
+const SECTION_TITLES: Record<string, string> = { accounts: 'Accounts', transactions: 'Transactions', blocks: 'Blocks', tokens: 'Tokens', gas: 'Gas', contracts: 'Contracts' }
+
+const info = ({ id, title, description, units }: ChartSpec): LineChartInfo => ({ id, title, description, units, resolutions: [...RESOLUTIONS] })
+
+export type LineCharts = {
+  sections (): LineChartSection[]
+  find (id: string): LineChartInfo | undefined
+  /** Points of chart `id` over from..to (inclusive, YYYY-MM-DD; the first and last days indexed when absent). */
+  read (db: Knex, id: string, range: { from?: string, to?: string, resolution: Resolution }): Promise<Point[]>
+}
+
+export class PointsLimitError extends Error {
+  constructor (readonly points: number) { super(`exceeded limit on requested data points (~${points}); choose smaller time interval.`) }
+}
+
+const INTERVAL: Record<Resolution, string> = { DAY: '1 day', WEEK: '1 week', MONTH: '1 month', YEAR: '1 year' }
+const DAYS_PER: Record<Resolution, number> = { DAY: 1, WEEK: 7, MONTH: 30.4, YEAR: 365.25 }
+
+function periodValue (value: ChartValue, resolution: Resolution): string {
+  switch (value.kind) {
+    case 'sum': return `coalesce(sum(${value.expr}), 0)`
+    case 'growth': return `coalesce(sum(sum(${value.expr})) over (order by periods.p), 0) + (select coalesce(sum(${value.expr}), 0) from stats_daily where day < first_period)`
+    case 'ratio': return `coalesce(round(sum(${value.num}) / nullif(sum(${value.den}), 0), 18), 0)`
+    case 'active': return resolution === 'DAY'
+      ? 'coalesce(sum(active_accounts), 0)'
+      : `(select count(distinct s.address) from stats_day_senders s where s.day >= periods.p and s.day < (periods.p + interval '${INTERVAL[resolution]}')::date)`
+  }
+}
+
+export function createLineCharts (coinSymbol: string): LineCharts {
+  const specs = chartSpecs(coinSymbol)
+  const byId = new Map(specs.map((s) => [s.id, s]))
+  return {
+    sections: () => Object.entries(SECTION_TITLES).map(([id, title]) => ({ id, title, charts: specs.filter((s) => s.section === id).map(info) }))
+      .filter((s) => s.charts.length > 0),
+    find: (id) => { const spec = byId.get(id); return spec === undefined ? undefined : info(spec) },
+    async read (db, id, { from, to, resolution }) {
+      const spec = byId.get(id)!
+      const { rows: [bounds] } = await db.raw<{ rows: Array<{ first: string | null, last: string | null }> }>(
+        "select to_char(min(day), 'YYYY-MM-DD') as first, to_char(max(day), 'YYYY-MM-DD') as last from stats_daily")
+      const first = from ?? bounds!.first
+      const last = to ?? bounds!.last
+      if (first === null || last === null || first > last) return []
+      const points = Math.ceil((Date.parse(last) - Date.parse(first)) / 86_400_000 / DAYS_PER[resolution]) + 1
+      if (points > REQUESTED_POINTS_LIMIT) throw new PointsLimitError(points)
+      const step = `interval '${INTERVAL[resolution]}'`
+      const unit = resolution.toLowerCase()
+      const { rows } = await db.raw<{ rows: Array<{ date: string, date_to: string, value: string, approximate: boolean }> }>(`
+        with periods as (
+          select p::date as p from generate_series(date_trunc('${unit}', ?::timestamp), date_trunc('${unit}', ?::timestamp), ${step}) p
+        ), bounds as (select min(p) as first_period from periods)
+        select to_char(periods.p, 'YYYY-MM-DD') as date, to_char((periods.p + ${step} - interval '1 day')::date, 'YYYY-MM-DD') as date_to,
+          trim_scale(${periodValue(spec.value, resolution)})::text as value,
+          (periods.p + ${step})::date > (now() at time zone 'UTC')::date as approximate
+        from periods cross join bounds
+        left join stats_daily d on d.day >= periods.p and d.day < (periods.p + ${step})::date
+        group by periods.p, first_period order by periods.p`, [first, last])
+      return rows.map((r) => r.approximate ? { date: r.date, date_to: r.date_to, value: r.value, is_approximate: true } : { date: r.date, date_to: r.date_to, value: r.value })
+    }
+  }
+}

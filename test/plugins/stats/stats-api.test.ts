@@ -1,0 +1,107 @@
+// The Stats API over HTTP (/stats/api/v1), on a chain of several days written
+// through the store stage: shapes as the stats service documents them, the
+// chart catalogue, filled and rolled-up points, and the service's errors.
+import t from 'tap'
+import Fastify from 'fastify'
+import pino from 'pino'
+import { openDatabase } from '../../../core/db/index.ts'
+import dbPlugin from '../../../plugins/db/index.ts'
+import apiDocs from '../../../plugins/api-docs/index.ts'
+import stats from '../../../plugins/stats/index.ts'
+import { createTestDatabase } from '../../support/database.ts'
+import { storeStatsChain } from '../../support/stats-chain.ts'
+
+const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
+await storeStatsChain(database.knex)
+const app = Fastify()
+await app.register(apiDocs, { version: '0.0.0' })
+await app.register(dbPlugin, { database })
+await app.register(stats, { coinSymbol: 'TST' })
+await app.ready()
+t.teardown(async () => await app.close())
+const get = async (url: string) => { const r = await app.inject({ method: 'GET', url }); return { status: r.statusCode, body: r.json() } }
+
+const CHARTS = ['newTxns', 'txnsGrowth', 'txnsFee', 'averageTxnFee', 'txnsSuccessRate', 'newAccounts', 'accountsGrowth', 'activeAccounts',
+  'newContracts', 'contractsGrowth', 'newVerifiedContracts', 'verifiedContractsGrowth', 'newBlocks', 'averageBlockSize', 'averageBlockRewards',
+  'averageGasLimit', 'averageGasUsed', 'gasUsedGrowth', 'averageGasPrice', 'networkUtilization', 'newNativeCoinTransfers']
+
+t.test('counters: every id, values as strings, the coin symbol from configuration', async (t) => {
+  const { status, body } = await get('/stats/api/v1/counters')
+  t.equal(status, 200)
+  const ids = body.counters.map((c: { id: string }) => c.id)
+  for (const id of ['averageBlockTime', 'totalBlocks', 'totalAddresses', 'totalTxns', 'completedTxns', 'totalAccounts', 'totalNativeCoinTransfers',
+    'totalTokens', 'totalContracts', 'totalVerifiedContracts', 'newContracts24h', 'newVerifiedContracts24h', 'lastNewContracts',
+    'lastNewVerifiedContracts', 'newTxns24h', 'pendingTxns30m', 'txnsFee24h', 'averageTxnFee24h', 'yesterdayTxns']) t.ok(ids.includes(id), id)
+  for (const c of body.counters) {
+    t.same(Object.keys(c).sort(), ['description', 'id', 'title', 'units', 'value'])
+    t.type(c.value, 'string')
+  }
+  t.equal(body.counters.find((c: { id: string }) => c.id === 'txnsFee24h').units, 'TST')
+  t.match(body.counters.find((c: { id: string }) => c.id === 'totalNativeCoinTransfers').title, /TST/)
+})
+
+t.test('lines: the sections and each chart\'s info, every chart readable at every resolution', async (t) => {
+  const { body } = await get('/stats/api/v1/lines')
+  const listed = body.sections.flatMap((s: { charts: Array<{ id: string }> }) => s.charts.map((c) => c.id))
+  t.same(listed.slice().sort(), CHARTS.slice().sort())
+  t.same(body.sections.map((s: { id: string }) => s.id), ['accounts', 'transactions', 'blocks', 'tokens', 'gas', 'contracts'])
+  for (const id of CHARTS) {
+    for (const resolution of ['DAY', 'WEEK', 'MONTH', 'YEAR']) {
+      const r = await get(`/stats/api/v1/lines/${id}?resolution=${resolution}`)
+      t.equal(r.status, 200, `${id} ${resolution}`)
+      t.equal(r.body.info.id, id)
+      t.ok(r.body.chart.length > 0)
+      t.equal(r.body.chart.at(-1).is_approximate, true, 'the period under way is approximate')
+    }
+  }
+})
+
+t.test('lines/{id}: from and to inclusive, missing days filled, periods with their last day', async (t) => {
+  const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10)
+  const { body } = await get(`/stats/api/v1/lines/newTxns?from=${day(5)}&to=${day(1)}`)
+  t.same(body.chart.map((p: { date: string }) => p.date), [day(5), day(4), day(3), day(2), day(1)])
+  t.equal(body.chart[1].value, '0', 'a day without blocks is zero')
+  t.equal(body.chart[0].date_to, day(5))
+  t.notOk('is_approximate' in body.chart[0], 'omitted when false')
+  const growth = await get(`/stats/api/v1/lines/txnsGrowth?from=${day(4)}&to=${day(4)}`)
+  t.equal(growth.body.chart[0].value, '10', 'a running total counts the days before the range')
+  const month = await get('/stats/api/v1/lines/newTxns?resolution=MONTH&from=2026-02-10&to=2026-02-10')
+  t.same(month.body.chart, [{ date: '2026-02-01', date_to: '2026-02-28', value: '0' }])
+  const ignored = await get('/stats/api/v1/lines/newTxns?from=yesterday&to=2026-13-40')
+  t.equal(ignored.status, 200, 'unparseable dates are ignored')
+  t.equal(ignored.body.chart.length, 7)
+})
+
+t.test('errors: the service\'s codes and messages', async (t) => {
+  t.same(await get('/stats/api/v1/lines/noSuchChart'), { status: 404, body: { code: 5, message: "chart with name 'noSuchChart' was not found" } })
+  t.same(await get('/stats/api/v1/lines/newTxns?resolution=DECADE'), { status: 404, body: { code: 5, message: "resolution 'DECADE' for line chart 'newTxns' was not found" } })
+  const limit = await get('/stats/api/v1/lines/newTxns?from=0001-01-01&to=9999-12-31')
+  t.equal(limit.status, 400)
+  t.equal(limit.body.code, 3)
+  t.match(limit.body.message, /^exceeded limit on requested data points \(~\d+\); choose smaller time interval\.$/)
+  t.equal((await get('/stats/api/v1/lines/newTxns?from=0001-01-01&to=9999-12-31&resolution=YEAR')).status, 200, 'the same range by year is within the limit')
+  const tooLong = await get(`/stats/api/v1/lines/newTxns?from=${'9'.repeat(41)}`)
+  t.equal(tooLong.status, 400, 'a query string the schema refuses: the service\'s body too')
+  t.equal(tooLong.body.code, 3)
+})
+
+t.test('pages and update status', async (t) => {
+  const main = await get('/stats/api/v1/pages/main')
+  t.equal(main.body.total_blocks.id, 'totalBlocks')
+  t.equal(main.body.total_operational_transactions, null)
+  t.equal(main.body.daily_new_transactions.chart.length, 30)
+  t.notOk(main.body.daily_new_transactions.chart.some((p: { is_approximate?: boolean }) => p.is_approximate), 'complete days only')
+  const transactions = await get('/stats/api/v1/pages/transactions')
+  t.equal(transactions.body.transactions_24h.id, 'newTxns24h')
+  t.equal(transactions.body.pending_transactions_30m.value, '0')
+  const contracts = await get('/stats/api/v1/pages/contracts')
+  t.same(Object.keys(contracts.body).sort(), ['new_contracts_24h', 'new_verified_contracts_24h', 'total_contracts', 'total_verified_contracts'])
+  const status = await get('/stats/api/v1/update-status')
+  t.equal(status.body.all_status, 'COMPLETED_INITIAL_UPDATE')
+})
+
+t.test('every route is on /api-docs', async (t) => {
+  const spec = app.swagger() as { paths: Record<string, unknown> }
+  for (const path of ['/stats/api/v1/counters', '/stats/api/v1/lines', '/stats/api/v1/lines/{name}', '/stats/api/v1/pages/main',
+    '/stats/api/v1/pages/transactions', '/stats/api/v1/pages/contracts', '/stats/api/v1/update-status']) t.ok(spec.paths[path], path)
+})
