@@ -49,7 +49,8 @@ export function explorerEnv ({ apiUrl, appUrl, chainId }: ExplorerEnvOptions): s
     `NEXT_PUBLIC_API_SPEC_URL=${api}/api/v2/openapi`,
     '# No price feed: the transactions chart only',
     "NEXT_PUBLIC_HOMEPAGE_CHARTS=['daily_txs']",
-    '# The Stats API (Blockscout\'s separate stats service) is not served by this gateway yet: the stats page stays off.',
-    `# NEXT_PUBLIC_STATS_API_HOST=${api}`
+    '# The Stats API (Blockscout\'s stats service) is served by the gateway under /stats',
+    `NEXT_PUBLIC_STATS_API_HOST=${apiUrl.origin}`,
+    `NEXT_PUBLIC_STATS_API_BASE_PATH=${path}/stats`
   ]
 }

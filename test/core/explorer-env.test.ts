@@ -22,7 +22,9 @@ t.test('explorerEnv() for a gateway on a local port', async (t) => {
     NEXT_PUBLIC_API_HOST: '127.0.0.1',
     NEXT_PUBLIC_API_PORT: '4000',
     NEXT_PUBLIC_API_WEBSOCKET_PROTOCOL: 'ws',
-    NEXT_PUBLIC_API_SPEC_URL: 'http://127.0.0.1:4000/api/v2/openapi'
+    NEXT_PUBLIC_API_SPEC_URL: 'http://127.0.0.1:4000/api/v2/openapi',
+    NEXT_PUBLIC_STATS_API_HOST: 'http://127.0.0.1:4000',
+    NEXT_PUBLIC_STATS_API_BASE_PATH: '/stats'
   })
   t.equal(env.NEXT_PUBLIC_API_BASE_PATH, undefined, 'no base path at the root')
   t.ok(Object.keys(env).every((name) => name.startsWith('NEXT_PUBLIC_')))
@@ -37,7 +39,9 @@ t.test('explorerEnv() for a gateway behind an https proxy under a path', async (
     NEXT_PUBLIC_API_PORT: '443',
     NEXT_PUBLIC_API_BASE_PATH: '/gateway',
     NEXT_PUBLIC_API_WEBSOCKET_PROTOCOL: 'wss',
-    NEXT_PUBLIC_NETWORK_RPC_URL: 'https://testnet.example/gateway/rpc'
+    NEXT_PUBLIC_NETWORK_RPC_URL: 'https://testnet.example/gateway/rpc',
+    NEXT_PUBLIC_STATS_API_HOST: 'https://testnet.example',
+    NEXT_PUBLIC_STATS_API_BASE_PATH: '/gateway/stats'
   })
 })
 
