@@ -31,9 +31,18 @@ export type StatusReport = {
   graphql: { configured: boolean, serving?: boolean | null, restart_needed?: boolean }
   metrics: boolean
   faucet: boolean
+  rate_limits: RateLimitsReport
   urls?: Record<string, string>
   /** Stopped instances only: whether DATA_DIR holds a chain. */
   initialised?: boolean
+}
+
+type RateLimitsReport = { enabled: boolean, public_per_min: number, premium_per_min: number, shared_through_redis: boolean }
+
+/** As this instance's configuration sets them (the running gateway reads the same environment and DATA_DIR/config.json). */
+function rateLimitsOf (config: Config): RateLimitsReport {
+  const { enabled, publicPerMin, premiumPerMin, redisUrl } = config.rateLimit
+  return { enabled, public_per_min: publicPerMin, premium_per_min: premiumPerMin, shared_through_redis: redisUrl !== undefined }
 }
 
 export async function runStatus (config: Config, json: boolean, out: (line: string) => void): Promise<number> {
@@ -78,6 +87,7 @@ async function runningReport (config: Config, gateway: Endpoints): Promise<Statu
       graphql: { configured: config.graphql.enabled, serving: serving ?? null, restart_needed: serving !== undefined && serving !== config.graphql.enabled },
       metrics: config.metrics.enabled,
       faucet: config.faucet.enabled,
+      rate_limits: rateLimitsOf(config),
       urls: gateway.gateway_url === undefined ? {} : servedUrls(gateway.gateway_url, serving ?? config.graphql.enabled, config)
     }
   } finally {
@@ -101,7 +111,8 @@ async function stoppedReport (config: Config): Promise<StatusReport> {
     signer,
     graphql: { configured: config.graphql.enabled },
     metrics: config.metrics.enabled,
-    faucet: config.faucet.enabled
+    faucet: config.faucet.enabled,
+    rate_limits: rateLimitsOf(config)
   }
 }
 
@@ -119,12 +130,16 @@ function servedUrls (base: string, graphql: boolean, config: Config): Record<str
 
 function formatStatus (r: StatusReport): string[] {
   const onOff = (on: boolean | null | undefined): string => on === true ? 'on' : on === false ? 'off' : 'unknown'
+  const limits = r.rate_limits.enabled
+    ? `on: ${r.rate_limits.public_per_min} a minute public, ${r.rate_limits.premium_per_min} premium, counted ${r.rate_limits.shared_through_redis ? 'in Redis (shared)' : 'in memory'}`
+    : 'off'
   if (!r.running) {
     return [
       `no gateway is running on ${r.data_dir}`,
       `  chain:    ${r.initialised === true ? `initialised (chain ID ${r.chain_id ?? 'unknown'}, signer ${r.signer ?? 'unknown'})` : 'none yet: the first start creates it'}`,
       `  graphql:  ${onOff(r.graphql.configured)} at the next start`,
       `  metrics:  ${onOff(r.metrics)}; faucet: ${onOff(r.faucet)}`,
+      `  rate limits: ${limits}`,
       `  version:  testnet-gateway ${r.version}`
     ]
   }
@@ -140,6 +155,7 @@ function formatStatus (r: StatusReport): string[] {
     `  database: ${r.database_bytes === null || r.database_bytes === undefined ? 'unknown' : `${(r.database_bytes / 1024 / 1024).toFixed(1)} MB`}`,
     `  graphql:  ${graphql}`,
     `  metrics:  ${onOff(r.metrics)}; faucet: ${onOff(r.faucet)}`,
+    `  rate limits: ${limits}`,
     ...Object.entries(r.urls ?? {}).map(([name, url]) => `  ${`${name}:`.padEnd(9)} ${url}`),
     `  version:  testnet-gateway ${r.version}, ${r.geth_version ?? 'Geth unknown'}`
   ]

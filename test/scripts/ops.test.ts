@@ -15,7 +15,7 @@ import { runOps, startGatewayProcess, waitFor, type OpsResult } from '../support
 const chain = await createTestChainFiles(t)
 const { wallets, allocFile } = await writeFundedAlloc(t, 4)
 // Empty: the gateway starts embedded PostgreSQL in DATA_DIR/postgres, as `npm start` does.
-const env = { ...chain.env, GENESIS_ALLOC: allocFile, DATABASE_URL: '', GETH_RPC_URL: '' }
+const env = { ...chain.env, GENESIS_ALLOC: allocFile, DATABASE_URL: '', GETH_RPC_URL: '', RATE_LIMIT_ENABLED: '', RATE_LIMIT_PUBLIC_PER_MIN: '', RATE_LIMIT_PREMIUM_PER_MIN: '', REDIS_URL: '' }
 const gateway = await startGatewayProcess(t, env)
 const endpoints = (await readEndpoints(chain.dataDir))!
 const rpc = createRpcClient({ url: endpoints.geth_rpc_url, timeoutMs: 10_000 })
@@ -73,6 +73,8 @@ t.test('status reports the running gateway: chain, head, signer, indexer, databa
   t.ok(report.indexer.head >= head)
   t.ok(report.database_bytes > 1_000_000)
   t.same(report.graphql, { configured: true, serving: true, restart_needed: false })
+  t.same(report.rate_limits, { enabled: true, public_per_min: 100, premium_per_min: 1000, shared_through_redis: false })
+  t.match(text.stdout, /rate limits: on: 100 a minute public, 1000 premium, counted in memory/)
   t.match(report.urls.rest, /\/api\/v2$/)
   t.match(report.version, /^\d+\.\d+\.\d+/)
   t.match(report.geth_version, /^Geth\/v1\.13\.15/)
@@ -186,6 +188,7 @@ t.test('status with no gateway running says so, shows what DATA_DIR holds and ex
   const report = JSON.parse((await ops('status', '--json')).stdout)
   t.equal(report.running, false)
   t.equal(report.initialised, true)
+  t.equal(report.rate_limits.enabled, true)
 })
 
 async function logCount (block: number): Promise<number> {
