@@ -2,12 +2,11 @@
 // its default and a description; docs/configuration.md is checked against this list.
 import { resolve } from 'node:path'
 import { homedir } from 'node:os'
-import { isIP } from 'node:net'
 import { Ajv } from 'ajv'
 import { ConfigInvalidError } from './errors.ts'
 import { readConfigFile } from './config-file.ts'
 import { parseUnits } from 'ethers'
-import { isAddressOrSubnet } from './metrics/access.ts'
+import { isAddressOrSubnet } from './net/subnets.ts'
 
 export const CHAIN_ID = 793788
 
@@ -142,7 +141,6 @@ export type Config = Readonly<{
     redisUrl: string | undefined
   }>
   metrics: Readonly<{ enabled: boolean, allow: readonly string[] }>
-  adminToken: string | undefined
   faucet: Readonly<{ enabled: boolean, amountWei: bigint, cooldownS: number }>
   stats: Readonly<{
     coinSymbol: string
@@ -253,7 +251,6 @@ export function loadConfig (env: Env = process.env): Config {
       redisUrl: str('REDIS_URL')
     },
     metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(str('METRICS_ALLOW')) },
-    adminToken: str('ADMIN_TOKEN'),
     faucet: {
       // A public instance is one people reach from elsewhere, and they come for test coins; on loopback it is a developer's own.
       enabled: v.FAUCET_ENABLED ?? !isLoopbackHost(v.HOST),
@@ -271,12 +268,7 @@ function readTrustProxy (value: string | undefined): string[] {
   if (value === undefined) return []
   const entries = value.split(',')
   for (const entry of entries) {
-    const [address = '', bits, ...rest] = entry.split('/')
-    const family = isIP(address)
-    const maxBits = family === 6 ? 128 : 32
-    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits))) {
-      throw new ConfigInvalidError(`TRUST_PROXY ${JSON.stringify(entry)} is not an address or CIDR`)
-    }
+    if (!isAddressOrSubnet(entry)) throw new ConfigInvalidError(`TRUST_PROXY ${JSON.stringify(entry)} is not an address or CIDR`)
   }
   return entries
 }

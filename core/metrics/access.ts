@@ -3,7 +3,8 @@
 // Prometheus beside the gateway), the addresses or subnets METRICS_ALLOW lists,
 // or anyone presenting ADMIN_TOKEN as a bearer token.
 import { BlockList, isIP } from 'node:net'
-import { timingSafeEqual, createHash } from 'node:crypto'
+import { isAddressOrSubnet } from '../net/subnets.ts'
+import { createBearerTokenCheck } from '../net/bearer-token.ts'
 
 export type MetricsAccess = { isAllowed (ip: string, authorization: string | undefined): boolean }
 
@@ -15,25 +16,10 @@ export function createMetricsAccess ({ allow, adminToken }: MetricsAccessOptions
   list.addSubnet('127.0.0.0', 8, 'ipv4')
   list.addAddress('::1', 'ipv6')
   for (const entry of allow) addEntry(list, entry)
-  // Compared as digests: equal lengths for timingSafeEqual, and no early exit on the first differing byte.
-  const tokenDigest = adminToken === undefined ? undefined : sha256(adminToken)
+  const isAdmin = adminToken === undefined ? () => false : createBearerTokenCheck(adminToken)
   return {
-    isAllowed (ip, authorization) {
-      if (isListed(list, ip)) return true
-      if (tokenDigest === undefined || authorization === undefined) return false
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization)
-      return match !== null && timingSafeEqual(sha256(match[1]!), tokenDigest)
-    }
+    isAllowed: (ip, authorization) => isListed(list, ip) || isAdmin(authorization)
   }
-}
-
-/** An address or a subnet (`10.0.0.0/8`, `2001:db8::/32`); what METRICS_ALLOW holds, comma-separated. */
-export function isAddressOrSubnet (entry: string): boolean {
-  const [address = '', prefix, extra] = entry.split('/')
-  const family = isIP(address)
-  if (family === 0 || extra !== undefined) return false
-  if (prefix === undefined) return true
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
 function addEntry (list: BlockList, entry: string): void {
@@ -51,8 +37,4 @@ function isListed (list: BlockList, ip: string): boolean {
   const family = isIP(address)
   if (family === 0) return false
   return list.check(address, family === 4 ? 'ipv4' : 'ipv6')
-}
-
-function sha256 (text: string): Buffer {
-  return createHash('sha256').update(text).digest()
 }

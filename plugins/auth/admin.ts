@@ -1,10 +1,10 @@
 // The operator's key API at /admin/api/keys (create, list, revoke, rotate),
 // for a sign-up or billing page of the operator's own. Served only when
 // ADMIN_TOKEN is set; every call sends it as Authorization: Bearer.
-import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { API_KEY_TIERS, createApiKey, listApiKeys, revokeApiKeys, rotateApiKey, type ApiKeyTier } from '../../core/api-keys/store.ts'
 import { AdminUnauthorizedError } from '../../core/errors.ts'
+import { createBearerTokenCheck } from '../../core/net/bearer-token.ts'
 
 export type AdminRoutesOptions = { adminToken: string }
 
@@ -34,17 +34,10 @@ const refParams = { type: 'object', required: ['ref'], properties: { ref: { type
 const security = [{ adminToken: [] }]
 const errors = { 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody }
 
-/** ADMIN_TOKEN compared in constant time: both sides hashed first, so lengths never differ. */
-function isAdmin (request: FastifyRequest, tokenHash: Buffer): boolean {
-  const header = request.headers.authorization
-  if (typeof header !== 'string' || !/^bearer /i.test(header)) return false
-  return timingSafeEqual(createHash('sha256').update(header.slice(7).trim()).digest(), tokenHash)
-}
-
 export async function adminRoutes (app: FastifyInstance, options: AdminRoutesOptions): Promise<void> {
-  const tokenHash = createHash('sha256').update(options.adminToken).digest()
+  const isAdmin = createBearerTokenCheck(options.adminToken)
   app.addHook('onRequest', async (request) => {
-    if (!isAdmin(request, tokenHash)) throw new AdminUnauthorizedError()
+    if (!isAdmin(request.headers.authorization)) throw new AdminUnauthorizedError()
   })
   const db = app.db.knex
 

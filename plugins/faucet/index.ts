@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { formatEther } from 'ethers'
 import type { Config } from '../../core/config.ts'
 import { createFaucet, type Faucet } from '../../core/faucet/index.ts'
-import { faucetClientKey } from '../../core/faucet/client-key.ts'
+import { clientBucket } from '../../core/net/client-bucket.ts'
 import { FaucetCooldownError, FaucetDisabledError } from '../../core/errors.ts'
 
 declare module 'fastify' {
@@ -73,7 +73,7 @@ async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions)
     const count = (outcome: string): void => { if (app.hasDecorator('metrics')) app.metrics.faucetDrips.inc({ outcome }) }
     let result
     try {
-      result = await need().drip({ address: request.body.address, client: faucetClientKey(request.ip) })
+      result = await need().drip({ address: request.body.address, client: clientBucket(request.ip) })
     } catch (err) {
       count((err as { statusCode?: number }).statusCode === 503 ? 'failed' : 'refused')
       throw err

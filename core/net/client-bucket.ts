@@ -1,6 +1,7 @@
-// Whose budget a public request spends: its client address, with IPv6
-// counted per /64. One IPv6 subscriber is usually handed a whole /64, so
-// counting single addresses would give one client 2^64 budgets.
+// Whose rate-limit budget a public request spends, and whose faucet cooldown:
+// its client address, with IPv6 counted per /64. One IPv6 subscriber is
+// usually handed a whole /64, so counting single addresses would give one
+// client 2^64 budgets (and drips).
 import { isIPv6 } from 'node:net'
 
 const MAPPED_IPV4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i

@@ -1,6 +1,6 @@
+// Whose budget (rate limits) and cooldown (the faucet) a request spends: IPv4 whole, IPv6 per /64.
 import t from 'tap'
-import { clientBucket } from '../../../core/rate-limit/client-address.ts'
-import { createMemoryCounters } from '../../../core/rate-limit/memory-counters.ts'
+import { clientBucket } from '../../../core/net/client-bucket.ts'
 
 t.test('clientBucket() keeps IPv4 and counts IPv6 by its /64, however it is written', async (t) => {
   t.equal(clientBucket('192.0.2.7'), '192.0.2.7')
@@ -11,16 +11,6 @@ t.test('clientBucket() keeps IPv4 and counts IPv6 by its /64, however it is writ
   t.equal(clientBucket('2001:db8::1'), '2001:db8:0:0::/64', 'compressed inside the prefix')
   t.equal(clientBucket('::1'), '0:0:0:0::/64')
   t.equal(clientBucket('fe80::1%eth0'), 'fe80:0:0:0::/64', 'a zone')
+  t.equal(clientBucket('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64', 'an embedded IPv4 tail')
   t.not(clientBucket('2001:db8:aa:bb::1'), clientBucket('2001:db8:aa:bc::1'))
-})
-
-t.test('memory counters add the cost within a window and start again after it', async (t) => {
-  const counters = createMemoryCounters()
-  t.same(counters.incr('k', 20, 50).count, 20)
-  t.same(counters.incr('k', 1, 50).count, 21)
-  t.equal(counters.incr('other', 1, 50).count, 1)
-  await new Promise((resolve) => setTimeout(resolve, 60))
-  const fresh = counters.incr('k', 1, 50)
-  t.equal(fresh.count, 1)
-  t.ok(fresh.ttlMs > 0 && fresh.ttlMs <= 50)
 })
