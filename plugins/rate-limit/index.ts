@@ -78,6 +78,8 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     if (spent === undefined) return undefined
     setLimitHeaders(reply, spent)
     if (!spent.exceeded) return undefined
+    // app.metrics is decorated by a plugin registered after this one; hooks run once all are.
+    app.metrics.rateLimitRejections.inc({ tier: spent.policy })
     reply.header('retry-after', spent.resetS)
     return await refuseOverLimit(reply, channel, rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch))
   }
@@ -96,7 +98,10 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   app.decorate('accessBudget', {
     backend: () => backend(),
     async chargeSubscription (upgradeRequest: FastifyRequest) {
-      return (await spend(upgradeRequest, 1))?.exceeded !== true
+      const spent = await spend(upgradeRequest, 1)
+      if (spent?.exceeded !== true) return true
+      app.metrics.rateLimitRejections.inc({ tier: spent.policy })
+      return false
     }
   })
 }

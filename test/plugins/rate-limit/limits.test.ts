@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import WebSocket from 'ws'
 import { build } from '../../helper.ts'
 import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { parsePrometheusText, sampleValue } from '../../support/prometheus.ts'
 
 const PUBLIC = 5
 const PREMIUM = 12
@@ -52,6 +53,17 @@ t.test('REST: the request over the public limit answers 429 {"message": "Too man
   t.equal(refused.statusCode, 429)
   t.same(refused.json(), { message: 'Too many requests' })
   checkRefusalHeaders(t, refused.headers, PUBLIC)
+})
+
+t.test('/metrics counts each refusal by tier', async (t) => {
+  const rejections = async (tier: string): Promise<number> =>
+    sampleValue(parsePrometheusText((await app.inject({ method: 'GET', url: '/metrics' })).body), 'gateway_rate_limit_rejections_total', { tier }) ?? 0
+  const before = await rejections('public')
+  const address = newAddress()
+  await spend(address, PUBLIC)
+  t.equal((await rest(address)).statusCode, 429)
+  t.equal((await rpc(address, [call(1), call(2)])).statusCode, 429)
+  t.equal(await rejections('public'), before + 2, 'two refused requests, whatever their size')
 })
 
 t.test('JSON-RPC: a single call over the limit gets -32005 with its own id, HTTP 429', async (t) => {
