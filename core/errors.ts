@@ -24,7 +24,11 @@ export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_
 // HTTP errors outside the JSON-RPC channel.
 export const RouteNotFoundError = createError<[string, string]>('GW_ERR_ROUTE_NOT_FOUND', 'Route %s %s not found', 404)
 export const GraphqlDisabledError = createError('GW_ERR_GRAPHQL_DISABLED', 'GraphQL is disabled on this instance (GRAPHQL_ENABLED=false)', 404)
-export const DatabaseUnavailableError = createError('GW_ERR_DATABASE_UNAVAILABLE', 'The database is unavailable; try again shortly', 503)
+export const DatabaseUnavailableError = createError('GW_ERR_DATABASE_UNAVAILABLE', 'The database is unavailable', 503)
+export const NodeUnavailableError = createError('GW_ERR_NODE_UNAVAILABLE', 'The node is unavailable', 503)
+// REST's client errors, in Blockscout's words: its front end and clients read the message.
+export const NotFoundError = createError('GW_ERR_NOT_FOUND', 'Not found', 404)
+export const UnknownApiActionError = createError('GW_ERR_UNKNOWN_API_ACTION', 'Unknown API v2 action', 400)
 
 // Access: API keys, rate limits and the admin API (plugins/auth, plugins/rate-limit).
 export const ApiKeyInvalidError = createError<[string]>('GW_ERR_API_KEY_INVALID', 'Invalid API key: %s', 401)
@@ -50,13 +54,3 @@ export class RetryableError extends Error {
 export class FatalError extends Error {
   override readonly name: string = 'FatalError'
 }
-
-/** Every coded error, for the docs check (test/readme.test.ts). */
-export const ERROR_CODES = [
-  ConfigInvalidError, GethNotFoundError, GethBuildFailedError, GethStartFailedError, ChainMismatchError,
-  GenesisAllocInvalidError, DevAccountsInvalidError, DatabaseChainMismatchError, EmbeddedPostgresFailedError,
-  OpsUsageError, OpsDataDirEmptyError, GatewayStartingError, IndexerBusyError, ReindexFailedError, RouteNotFoundError,
-  GraphqlDisabledError, DatabaseUnavailableError, ApiKeyInvalidError, RateLimitedError, AdminUnauthorizedError, ApiKeyNotFoundError,
-  ApiKeyAmbiguousError, MetricsForbiddenError, FaucetDisabledError, FaucetAddressInvalidError, FaucetContractAddressError,
-  FaucetCooldownError, FaucetEmptyError, FaucetNotMinedError, FaucetKeyMissingError
-].map((E) => new E('', '').code)

@@ -8,6 +8,7 @@ import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage } from './pages.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
@@ -50,7 +51,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     const id = request.params.block_hash_or_number_param
     const key = id.startsWith('0x') ? { hash: Buffer.from(id.slice(2), 'hex') } : { number: Number(id) }
     const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await findBlock(app.db.knex, key)
-    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (found === undefined) throw new NotFoundError()
     return presentBlock(found, 'detail')
   })
 
@@ -73,7 +74,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
-    if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (number === undefined) throw new NotFoundError()
     const [rows, confirmation] = await Promise.all([listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1)), app.confirmationDuration()])
     return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
@@ -101,7 +102,7 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
-    if (number === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (number === undefined) throw new NotFoundError()
     const q = request.query
     const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }
     const rows = await listBlockInternalTransactions(app.db.knex, number, after)

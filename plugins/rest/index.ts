@@ -25,6 +25,7 @@ import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
 import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
+import { DatabaseUnavailableError, NodeUnavailableError, UnknownApiActionError } from '../../core/errors.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
@@ -52,23 +53,24 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
+    // Coded errors answer in Blockscout's body, {"message": ...}; a failed validation in its {"errors": [...]}.
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
       if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
       if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
       // Reads that need the node (state changes) wait out a Geth restart: say so, not 500.
       if (error instanceof RpcUnavailableError || error instanceof RpcResponseError) {
         request.log.warn({ err: error, reqId: request.id }, 'REST request needed the node, which did not answer')
-        return await reply.code(503).send({ message: 'The node is unavailable' })
+        return await reply.code(503).send({ message: new NodeUnavailableError().message })
       }
       if (isDatabaseUnavailable(error)) {
         request.log.warn({ err: error.message, reqId: request.id }, 'REST request needed the database, which is unavailable')
-        return await reply.code(503).send({ message: 'The database is unavailable' })
+        return await reply.code(503).send({ message: new DatabaseUnavailableError().message })
       }
       request.log.error({ err: error, reqId: request.id }, 'REST request failed')
       return await reply.code(500).send({ message: 'Internal server error' })
     })
     // As Blockscout: a path under /api/v2 that names no action is a 400.
-    scope.setNotFoundHandler(async (_request, reply) => await reply.code(400).send({ message: 'Unknown API v2 action' }))
+    scope.setNotFoundHandler(async () => { throw new UnknownApiActionError() })
     await scope.register(mainPageRoutes)
     await scope.register(blockRoutes)
     await scope.register(transactionRoutes)

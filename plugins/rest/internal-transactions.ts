@@ -13,6 +13,7 @@ import { bigintParam, integerParam, keysetPage, pageSize } from './pages.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const CURSOR_KEYS = ['block_number', 'transaction_index', 'index', 'items_count']
 const cursorSchema = { block_number: { type: 'integer' }, transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }
@@ -57,7 +58,7 @@ export async function internalTransactionRoutes (app: FastifyInstance): Promise<
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    if (!await transactionExists(db, hash)) throw new NotFoundError()
     const rows = await listTransactionInternalTransactions(db, hash, integerParam(request.query.index, -1))
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query, CURSOR_KEYS)
   })

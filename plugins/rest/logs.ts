@@ -8,6 +8,7 @@ import { blockIndexCursor, integerParam, keysetPage } from './pages.ts'
 import { presentLog } from './present-log.ts'
 import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const CURSOR_KEYS = ['block_number', 'index', 'items_count']
 const listResponse = page(log, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } })
@@ -28,7 +29,7 @@ export async function logRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    if (!await transactionExists(db, hash)) throw new NotFoundError()
     const rows = await listTransactionLogs(db, hash, integerParam(request.query.index, -1))
     return keysetPage(rows, presentLog, nextParams, request.query, CURSOR_KEYS)
   })

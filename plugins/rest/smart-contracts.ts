@@ -7,6 +7,7 @@ import { countContracts, findContract } from '../../core/queries/smart-contracts
 import { hex, hashBytes } from './present.ts'
 import { addressHashParams, addressObject, itemsCount, message, nullable, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import { cursorAddress } from './token-schemas.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const intString = { type: 'string', pattern: '^[0-9]+$' }
 const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
@@ -131,7 +132,7 @@ export async function smartContractRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request, reply) => {
     const found = await findContract(db, hashBytes(request.params.address_hash_param))
-    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (found === undefined) throw new NotFoundError()
     return {
       proxy_type: null,
       implementations: [],

@@ -16,6 +16,7 @@ import {
 import { addressObject, hashBytes, hex } from './present.ts'
 import { PAGE_SIZE } from '../../core/queries/blocks.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78
@@ -51,7 +52,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
     const token = await findToken(db, address)
-    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (token === undefined) throw new NotFoundError()
     const q = request.query
     const before = cursorValue(q.unique_token)
     const rows = q.holder_address_hash === undefined
@@ -74,7 +75,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     const id = request.params.token_id_param
     const token = await findNftToken(db, request.params)
     const found = token === undefined || !storableId(id) ? undefined : await findTokenInstance(db, token.address, id)
-    if (token === undefined || found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (token === undefined || found === undefined) throw new NotFoundError()
     // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
     const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
     return presentInstance({ ...found, metadata }, token)
@@ -91,7 +92,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
     const token = await findNftToken(db, request.params)
-    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (token === undefined) throw new NotFoundError()
     const rows = storableId(id) ? await listInstanceTransfers(db, token.address, id, tokenTransferCursor(request.query, 'desc')) : []
     return keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }),
       request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
@@ -112,7 +113,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
     const token = await findNftToken(db, request.params)
-    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (token === undefined) throw new NotFoundError()
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
@@ -132,7 +133,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
     const token = await findNftToken(db, request.params)
-    if (token === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (token === undefined) throw new NotFoundError()
     return { transfers_count: storableId(id) ? await countInstanceTransfers(db, token.address, id) : 0 }
   })
 }

@@ -11,6 +11,7 @@ import {
 import { presentTokenTransfer } from './present-transaction.ts'
 import { addressHashParams, itemsCount, message, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const listResponse = tokenTransferPage()
 
@@ -44,7 +45,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    if (!await transactionExists(db, hash)) throw new NotFoundError()
     const q = request.query
     return pageOf(await listTransactionTokenTransfersPage(db, hash, parseTokenTypes(q.type), tokenTransferCursor(q, 'asc')), q)
   })
@@ -79,7 +80,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request, reply) => {
     const token = hashBytes(request.params.address_hash_param)
-    if (!await tokenExists(db, token)) return await reply.code(404).send({ message: 'Not found' })
+    if (!await tokenExists(db, token)) throw new NotFoundError()
     return pageOf(await listTokenContractTransfers(db, token, tokenTransferCursor(request.query, 'desc')), request.query)
   })
 }

@@ -8,6 +8,7 @@ import { addressHashParams, itemsCount, message, page, query, validationError, t
 import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList
 } from './token-schemas.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 type ListQuery = {
   q?: string,
@@ -85,7 +86,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     schema: { tags: ['tokens'], summary: 'A token', params: addressHashParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }
   }, async (request, reply) => {
     const found = await findToken(db, hashBytes(request.params.address_hash_param))
-    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (found === undefined) throw new NotFoundError()
     return presentToken(found)
   })
 
@@ -100,7 +101,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
     const found = await findToken(db, address)
-    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (found === undefined) throw new NotFoundError()
     return { token_holders_count: String(Math.max(0, found.holder_count)), transfers_count: await countTokenTransfers(db, address) }
   })
 
@@ -115,7 +116,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
     const found = await findToken(db, address)
-    if (found === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (found === undefined) throw new NotFoundError()
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined

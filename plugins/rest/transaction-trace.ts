@@ -11,6 +11,7 @@ import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges } from './present-state-change.ts'
 import { message, page, query, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 export async function transactionTraceRoutes (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
@@ -27,7 +28,7 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     const hash = hashBytes(request.params.transaction_hash_param)
     const frames = await listTraceFrames(db, hash)
     // Every indexed transaction has at least its own frame.
-    if (frames.length === 0 && !await transactionExists(db, hash)) return await reply.code(404).send({ message: 'Not found' })
+    if (frames.length === 0 && !await transactionExists(db, hash)) throw new NotFoundError()
     return presentRawTrace(hash, frames)
   })
 
@@ -43,7 +44,7 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     const hash = hashBytes(request.params.transaction_hash_param)
     const transfers = await listTransactionTokenTransfersPage(db, hash, undefined, undefined, 'all')
     const changes = await readStateChanges(db, app.geth.rpc, hash, transfers)
-    if (changes === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (changes === undefined) throw new NotFoundError()
     // One transaction's changes are computed whole; Blockscout pages them by a running count.
     const all = presentStateChanges(changes)
     const from = Math.min(request.query.items_count ?? 0, all.length)

@@ -5,6 +5,7 @@ import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor } from './pages.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
@@ -55,7 +56,7 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
     const tx = await findTransaction(app.db.knex, hash)
-    if (tx === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (tx === undefined) throw new NotFoundError()
     const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
     const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
     return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { addressHashParams, intString, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import { blockNumberOf, blockParams } from './blocks.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
 const withdrawal = {
   type: 'object',
@@ -35,7 +36,7 @@ export async function withdrawalRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    if (await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param) === undefined) return await reply.code(404).send({ message: 'Not found' })
+    if (await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param) === undefined) throw new NotFoundError()
     return NONE
   })
 
