@@ -1,11 +1,11 @@
 // Following the head: Geth's newHeads notification wakes the indexer at once.
 import t from 'tap'
-import { once } from 'node:events'
 import pino from 'pino'
 import { JsonRpcProvider, Wallet } from 'ethers'
 import { loadConfig } from '../../../core/config.ts'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
+import { nextEvent } from '../../../core/indexer/events.ts'
 import { createGethNode } from '../../../geth/node.ts'
 import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
@@ -23,19 +23,19 @@ t.test('createIndexer() indexes a new block on its newHeads notification, not at
   const indexer = createIndexer({ db: db.knex, databaseUrl: db.url, rpc: node.rpc, wsUrl: node.wsUrl, log, headPollMs: 60_000 })
   indexer.start()
   t.teardown(async () => await indexer.stop())
-  await once(indexer, 'blocks') // the genesis
+  await nextEvent(indexer.events, 'block') // the genesis
   await new Promise((resolve) => setTimeout(resolve, 300)) // idle, waiting on the socket
   const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
   // Listening before sending: the indexer may announce the block before the receipt poll sees it.
   const announced = new Map<number, number>()
-  const onBlocks = (batch: Array<{ block: { number: number } }>): void => { for (const b of batch) announced.set(b.block.number, Date.now()) }
-  indexer.on('blocks', onBlocks)
-  t.teardown(() => { indexer.off('blocks', onBlocks) })
+  t.teardown(indexer.events.subscribe((event) => {
+    if (event.type === 'block') for (const b of event.blocks) announced.set(b.block.number, Date.now())
+  }))
   const sent = await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: Wallet.createRandom().address, value: 1n })
   const receipt = await waitForReceipt(provider, sent.hash)
   const receivedAt = Date.now()
-  while (!announced.has(receipt!.blockNumber)) await once(indexer, 'blocks')
+  while (!announced.has(receipt!.blockNumber)) await nextEvent(indexer.events, 'block')
   const at = announced.get(receipt!.blockNumber)!
   t.ok(at - receivedAt < 2000, `indexed ${at - receivedAt} ms after the receipt (negative: before the receipt poll saw it)`)
 })
