@@ -105,7 +105,7 @@ export type BlockRows = {
   tokens: TokenRow[]
 }
 
-/** What the indexer announces of a committed block (its 'blocks' event): a reader reads this much back (commit-feed.ts). */
+/** What the indexer publishes of a committed block (its block event, events.ts): a reader reads this much back (commit-feed.ts). */
 export type CommittedBlock = Pick<BlockRows, 'block' | 'transactions' | 'tokenTransfers'>
 
 /** What a block adds beyond the node's block bundle: read from state at that block. */
