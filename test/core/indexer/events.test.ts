@@ -14,7 +14,8 @@ const reorg: IndexerEvent = { type: 'reorg', ancestor: 4, removed: 2, storedHere
 t.test('createIndexerEvents() hands every event, in order, to each subscriber until it unsubscribes', async (t) => {
   const events = createIndexerEvents(silent)
   t.notOk(events.hasListeners())
-  const [first, second]: IndexerEvent[][] = [[], []]
+  const first: IndexerEvent[] = []
+  const second: IndexerEvent[] = []
   const stopFirst = events.subscribe((event) => first.push(event))
   events.subscribe((event) => second.push(event))
   t.ok(events.hasListeners())
