@@ -10,6 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import pino from 'pino'
 import { JsonRpcProvider, Wallet } from 'ethers'
+import { Socket } from 'phoenix'
+import WebSocket from 'ws'
 import { CHAIN_ID, loadConfig } from '../../../core/config.ts'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
@@ -90,12 +92,21 @@ t.test('it serves the blocks the writer indexed', async (t) => {
   t.match(await response.json(), { hash, block_number: blockNumber })
 })
 
-t.test('its GraphQL subscribers hear new blocks through the commit feed', async (t) => {
+t.test('its GraphQL and Phoenix subscribers hear new blocks through the commit feed', async (t) => {
   const subscription = await subscribeGraphql(`${apiOnly.url.replace('http', 'ws')}/api/v2/graphql`, 'subscription { newTransaction { hash blockNumber } }')
   t.teardown(() => subscription.close())
+  const socket = new Socket(`${apiOnly.url.replace('http', 'ws')}/socket/v2`, { transport: WebSocket as never, reconnectAfterMs: () => 100 })
+  socket.connect()
+  t.teardown(() => socket.disconnect())
+  const channel = socket.channel('blocks:new_block', {})
+  await new Promise((resolve, reject) => { channel.join().receive('ok', resolve).receive('error', reject) })
+  const heights: number[] = []
+  channel.on('new_block', (payload: { block: { height: number } }) => { heights.push(payload.block.height) })
   const sealed = await sealTransfer()
   const message = await subscription.next(30_000)
-  t.same(message.payload.data.newTransaction, sealed)
+  t.same(message.payload.data.newTransaction, sealed, 'GraphQL')
+  await waitFor(`the Phoenix client to hear block ${sealed.blockNumber}`, async () => heights.includes(sealed.blockNumber) ? true : undefined)
+  t.pass('Phoenix socket')
   t.match((await apiOnly.health()).body.indexer, { role: 'reader', head: sealed.blockNumber }, 'and its head follows the commits it hears')
 })
 
