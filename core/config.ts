@@ -53,6 +53,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   NFT_METADATA_ENABLED: { type: 'boolean', default: true, description: 'Read an NFT instance\'s metadata (tokenURI / uri, then the document it names) when the instance is first asked for; false reads none.' },
   NFT_METADATA_IPFS_GATEWAY: { type: 'string', default: 'https://ipfs.io/ipfs/', pattern: '^https?://', description: 'HTTP gateway that ipfs:// metadata URIs are read through.' },
   NFT_METADATA_ALLOW_PRIVATE_HOSTS: { type: 'boolean', default: false, description: 'Let metadata URIs name loopback and private addresses (metadata served on the testnet\'s own network); off, they are refused.' },
+  INDEXER_ENABLED: { type: 'boolean', default: true, description: 'Index on this instance when it can take the indexer lock; false never takes the lock nor writes: the instance serves reads and hears every block from the instance that indexes.' },
   INDEXER_BULK_LOAD_MIN_BLOCKS: { type: 'integer', default: 1000, minimum: 0, description: 'A backfill this many blocks behind, and behind by more than is stored, defers secondary indexes and running sums until near the head; 0 never.' },
   // Access (plugins/auth, plugins/rate-limit).
   RATE_LIMIT_ENABLED: { type: 'boolean', default: true, description: 'Limit requests per minute per client; false for a private instance (API keys sent are still checked).' },
@@ -114,6 +115,8 @@ export type Config = Readonly<{
     maxSubscriptions: number
   }>
   indexer: Readonly<{
+    /** false: an API-only instance, never the writer (INDEXER_ENABLED). */
+    enabled: boolean
     bulkLoadMinBlocks: number
   }>
   socket: Readonly<{
@@ -226,6 +229,7 @@ export function loadConfig (env: Env = process.env): Config {
       maxSubscriptions: v.GRAPHQL_MAX_SUBSCRIPTIONS
     },
     indexer: {
+      enabled: v.INDEXER_ENABLED,
       bulkLoadMinBlocks: v.INDEXER_BULK_LOAD_MIN_BLOCKS
     },
     socket: {

@@ -14,7 +14,8 @@ export type HealthReport = {
   chain_id: number
   geth: { status: 'ok' | 'unavailable', head: number | null, head_age_s: number | null, restarts: number }
   database: { status: 'ok' | 'unavailable' }
-  indexer: { role: string, head: number | null, lag_blocks: number | null }
+  /** `enabled` false: INDEXER_ENABLED=false, a reader that never takes over. */
+  indexer: { role: string, enabled: boolean, head: number | null, lag_blocks: number | null }
 }
 
 export type HealthOptions = {
@@ -23,7 +24,7 @@ export type HealthOptions = {
   chainId: number
   cliquePeriod: number
   restarts: () => number
-  indexer: () => { role: string, indexedHead: number | null }
+  indexer: () => { role: string, enabled: boolean, indexedHead: number | null }
 }
 
 export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
@@ -38,7 +39,7 @@ export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
     chain_id: o.chainId,
     geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
     database: { status: dbOk ? 'ok' : 'unavailable' },
-    indexer: { role: indexer.role, head: indexer.indexedHead, lag_blocks: lagBlocks }
+    indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks }
   }
 }
 

@@ -1,10 +1,11 @@
 // The indexer's commits, told to the other gateway instances on the database.
 // Only the writer sees its batches in memory; a reader would otherwise never
 // hear of a new block, and its GraphQL subscribers would wait forever. The
-// writer sends a NOTIFY inside each store transaction: PostgreSQL delivers it
-// at commit, in commit order, and never for a transaction rolled back. A
-// reader LISTENs and reads the committed rows back in the shapes the writer
-// emits (decode.ts), so a subscriber cannot tell which instance it is on.
+// writer sends a NOTIFY inside each store transaction (and each rollback of a
+// reorg): PostgreSQL delivers it at commit, in commit order, and never for a
+// transaction rolled back. A reader LISTENs and reads the committed rows back
+// in the shapes the writer publishes (events.ts), so a subscriber cannot tell
+// which instance it is on.
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { listenOnChannel, type ChannelListener } from '../db/listen.ts'
@@ -14,6 +15,8 @@ import type { ColumnType, Columns } from './copy-rows.ts'
 import type { CommittedBlock } from './types.ts'
 
 const CHANNEL = 'tg_indexer_committed'
+/** A rollback's notice starts with it; a commit's is two numbers. */
+const REORG_PREFIX = 'reorg'
 /** bigint columns the row types carry as numbers (heights); every other bigint is a decimal string. */
 const HEIGHT_COLUMNS = new Set(['number', 'block_number'])
 
@@ -22,25 +25,40 @@ export async function announceCommit (trx: Knex.Transaction, from: number, to: n
   await trx.raw('select pg_notify(?, ?)', [CHANNEL, `${from} ${to}`])
 }
 
+/** Announces a rollback to `ancestor` that removed `removed` blocks, in the caller's transaction. */
+export async function announceReorg (trx: Knex.Transaction, ancestor: number, removed: number): Promise<void> {
+  await trx.raw('select pg_notify(?, ?)', [CHANNEL, `${REORG_PREFIX} ${ancestor} ${removed}`])
+}
+
 export type CommitListener = ChannelListener
 
-/**
- * Calls `onCommit(from, to)` for every batch a writer commits, in commit order,
- * from a connection of its own. A failed connection is logged and ends the
- * listener (`onEnd`): the caller listens again.
- */
-export async function listenForCommits (databaseUrl: string, log: Logger, onCommit: (from: number, to: number) => void, onEnd: () => void): Promise<CommitListener> {
+export type CommitHandlers = {
+  onCommit: (from: number, to: number) => void
+  onReorg: (ancestor: number, removed: number) => void
+  /** The connection failed (logged): the caller listens again. */
+  onEnd: () => void
+}
+
+/** Calls the handlers for every commit and rollback of a writer, in commit order, from a connection of its own. */
+export async function listenForCommits (databaseUrl: string, log: Logger, handlers: CommitHandlers): Promise<CommitListener> {
   return await listenOnChannel({
     databaseUrl,
     channel: CHANNEL,
     log,
     what: 'the writer\'s commits',
-    onPayload: (payload) => {
-      const [from, to] = payload.split(' ').map(Number)
-      if (Number.isSafeInteger(from) && Number.isSafeInteger(to)) onCommit(from!, to!)
-    },
-    onEnd
+    onPayload: (payload) => readNotice(payload, handlers),
+    onEnd: handlers.onEnd
   })
+}
+
+/** A notice is "from to" or "reorg ancestor removed"; anything else (a later version's) is ignored. */
+export function readNotice (payload: string, handlers: Pick<CommitHandlers, 'onCommit' | 'onReorg'>): void {
+  const words = payload.split(' ')
+  const isReorg = words[0] === REORG_PREFIX
+  const [a, b] = (isReorg ? words.slice(1) : words).map(Number)
+  if (words.length !== (isReorg ? 3 : 2) || !Number.isSafeInteger(a) || !Number.isSafeInteger(b)) return
+  if (isReorg) handlers.onReorg(a!, b!)
+  else handlers.onCommit(a!, b!)
 }
 
 /**

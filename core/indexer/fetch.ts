@@ -8,10 +8,9 @@ const CALL_TRACER = { tracer: 'callTracer', timeout: '60s' }
 
 const hex = (n: number): Hex => `0x${n.toString(16)}`
 
-/** The bundles for blocks from..to (inclusive), in order. */
-export async function fetchBlockBundles (rpc: RpcClient, from: number, to: number, signal?: AbortSignal): Promise<BlockBundle[]> {
-  const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i)
-  const calls = numbers.flatMap((n) => [
+/** The calls that fetch block `n`'s bundle, in order (test/fixtures/rpc records the same ones). */
+export function blockBundleCalls (n: number): Array<{ method: string, params: unknown[] }> {
+  return [
     { method: 'eth_getBlockByNumber', params: [hex(n), true] },
     { method: 'eth_getBlockReceipts', params: [hex(n)] },
     // The genesis block has no transactions or seal, and Geth refuses to trace it.
@@ -23,7 +22,13 @@ export async function fetchBlockBundles (rpc: RpcClient, from: number, to: numbe
           // cheaper than doing it here. Without the clique API, decode recovers it.
           { method: 'clique_getSigner', params: [hex(n)] }
         ])
-  ])
+  ]
+}
+
+/** The bundles for blocks from..to (inclusive), in order. */
+export async function fetchBlockBundles (rpc: RpcClient, from: number, to: number, signal?: AbortSignal): Promise<BlockBundle[]> {
+  const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i)
+  const calls = numbers.flatMap(blockBundleCalls)
   const answers = await rpc.batchAnswers(calls, signal)
   const result = (i: number): unknown => {
     const { result, error } = answers[i]!

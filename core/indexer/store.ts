@@ -7,7 +7,7 @@ import { applyAggregates, recordContracts, removeBlocksFrom } from './aggregates
 import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
-import { announceCommit } from './commit-feed.ts'
+import { announceCommit, announceReorg } from './commit-feed.ts'
 import { addDailyStats, takeOutDailyStats } from '../stats/daily-stats.ts'
 import type { LatestBalances } from './latest-balances.ts'
 import { writeFenced, type WriterFence } from './lock.ts'
@@ -167,9 +167,16 @@ async function removeFrom (trx: Knex.Transaction, from: number): Promise<number>
   return await removeBlocksFrom(trx, from)
 }
 
-/** Removes every block above `number`, everything that hangs off them and their share of the running sums. */
+/**
+ * Removes every block above `number`, everything that hangs off them and their
+ * share of the running sums; the other instances hear of it at the commit.
+ */
 export async function deleteBlocksAbove (db: Knex, number: number, fence?: WriterFence): Promise<number> {
-  return await writeFenced(db, fence, async (trx) => await removeFrom(trx, number + 1))
+  return await writeFenced(db, fence, async (trx) => {
+    const removed = await removeFrom(trx, number + 1)
+    if (removed > 0) await announceReorg(trx, number, removed)
+    return removed
+  })
 }
 
 /** The highest indexed block, or undefined on an empty database. */

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import type { NftMetadataReader, NftType } from './index.ts'
-import { ZERO_ADDRESS } from '../indexer/types.ts'
+import { ZERO_ADDRESS } from '../rows.ts'
 
 export type MintedInstance = { token: Buffer, tokenId: string, type: NftType }
 

@@ -4,7 +4,7 @@
 // transactions with their internal transactions costs two statements.
 import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
-import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../indexer/types.ts'
+import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../rows.ts'
 import { groupByParent, keysetClause, toPage, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import { preparedRaw } from './prepared.ts'
 import {

@@ -2,7 +2,7 @@
 // come back in the indexer's row shapes (0x-hex strings, decimal strings), so
 // rows read here and rows the indexer announces after a commit present alike.
 import type { Knex } from 'knex'
-import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../indexer/types.ts'
+import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../rows.ts'
 import { epochColumn, hexColumn } from './columns.ts'
 import { preparedRaw } from './prepared.ts'
 

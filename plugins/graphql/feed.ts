@@ -1,14 +1,14 @@
-// Feeds subscriptions from the indexer: after each commit the indexer emits
-// the stored rows ('blocks'), which are published as they are (the row shapes
-// the resolvers read), so a subscriber hears of a block without the database
-// being polled. On an instance that does not index, the rows come from the
-// writer's commit notices (core/indexer/commit-feed.ts). Nested fields (a
-// transaction's block...) go through loaders.
+// Feeds subscriptions from the indexer: after each commit the indexer
+// publishes a block event with the stored rows, which are published as they
+// are (the row shapes the resolvers read), so a subscriber hears of a block
+// without the database being polled. On an instance that does not index, the
+// rows come from the writer's commit notices (core/indexer/commit-feed.ts),
+// in the same event. Nested fields (a transaction's block...) go through loaders.
+import type { IndexerEvents } from '../../core/indexer/events.ts'
 import type { CommittedBlock, TokenTransferRow } from '../../core/indexer/types.ts'
 import { TOPICS } from './resolvers/subscription.ts'
 
 type Publish = (event: { topic: string, payload: unknown }) => void
-type Emitter = { on (event: 'blocks', listener: (batch: CommittedBlock[]) => void): unknown, off (event: 'blocks', listener: (batch: CommittedBlock[]) => void): unknown }
 
 export function publishBlocks (publish: Publish, batch: CommittedBlock[]): void {
   for (const { block, transactions, tokenTransfers } of batch) {
@@ -27,8 +27,9 @@ export function publishBlocks (publish: Publish, batch: CommittedBlock[]): void 
 }
 
 /** Publishes every batch the indexer commits until the returned function is called. */
-export function feedSubscriptions (indexer: Emitter, publish: Publish): () => void {
-  const listener = (batch: CommittedBlock[]): void => publishBlocks(publish, batch)
-  indexer.on('blocks', listener)
-  return () => { indexer.off('blocks', listener) }
+export function feedSubscriptions (events: IndexerEvents, publish: Publish): () => void {
+  // A reorg has no subscription of its own: the new branch's blocks follow as block events.
+  return events.subscribe((event) => {
+    if (event.type === 'block') publishBlocks(publish, event.blocks)
+  })
 }

@@ -85,7 +85,7 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
         throw withCode(error) // a variable missing or of the wrong type
       }
     })
-    const stopFeed = feedSubscriptions(app.indexer, (event) => scope.graphql.pubsub.publish(event))
+    const stopFeed = feedSubscriptions(app.indexer.events, (event) => scope.graphql.pubsub.publish(event))
     scope.addHook('onClose', async () => stopFeed())
     const sdl = printSchema(scope.graphql.schema)
     scope.get(SCHEMA_PATH, { schema: { response: { 200: { type: 'string' } } } }, async (_request, reply) => await reply.type('text/plain').send(sdl))

@@ -29,6 +29,7 @@ const healthBody = {
       type: 'object',
       properties: {
         role: { type: 'string', enum: ['starting', 'writer', 'reader', 'failed', 'stopped'], description: 'writer: this instance holds the indexer lock' },
+        enabled: { type: 'boolean', description: 'false: INDEXER_ENABLED=false, this instance never indexes (its role stays reader)' },
         head: { type: ['integer', 'null'], description: 'Highest indexed block' },
         lag_blocks: { type: ['integer', 'null'], description: 'Blocks the index is behind the node' }
       }

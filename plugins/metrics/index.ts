@@ -38,9 +38,11 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
     indexer: () => app.indexer.status(),
     databasePools: () => databasePools(app)
   })
-  app.indexer.on('blocks', (blocks: unknown[]) => {
-    if (app.indexer.status().role === 'writer') metrics.recordIndexedBlocks(blocks.length)
+  // Counted where they were stored: every instance hears every block.
+  const stopCounting = app.indexer.events.subscribe((event) => {
+    if (event.type === 'block' && event.storedHere) metrics.recordIndexedBlocks(event.blocks.length)
   })
+  app.addHook('onClose', async () => stopCounting())
   if (!options.enabled) return
   app.addHook('onRoute', (route) => timeRoute(route, metrics))
   const access = createMetricsAccess({ allow: options.allow, adminToken: options.adminToken })

@@ -6,7 +6,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { createNftMetadataFetcher } from '../../core/nft-metadata/fetcher.ts'
-import type { BlockRows } from '../../core/indexer/types.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,14 +20,14 @@ async function nftMetadata (app: FastifyInstance, options: NftMetadataOptions): 
   app.addHook('onClose', async () => await reader.close())
   if (!options.enabled) return
   const fetcher = createNftMetadataFetcher({ db: app.db.knex, reader, log })
-  // Readers of the index get the writer's blocks too: only the writer reads metadata.
-  const onBlocks = (batches: BlockRows[]): void => {
+  // Every instance hears every block: only the one that stored them reads metadata.
+  const stopFetching = app.indexer.events.subscribe((event) => {
+    if (event.type !== 'block' || !event.storedHere) return
     const status = app.indexer.status()
-    if (status.role === 'writer') fetcher.onBlocks(batches, (status.nodeHead ?? 0) - (status.indexedHead ?? 0))
-  }
-  app.indexer.on('blocks', onBlocks)
+    fetcher.onBlocks(event.blocks, (status.nodeHead ?? 0) - (status.indexedHead ?? 0))
+  })
   app.addHook('preClose', async () => {
-    app.indexer.off('blocks', onBlocks)
+    stopFetching()
     await fetcher.close()
   })
 }

@@ -8,7 +8,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Config } from '../../core/config.ts'
-import type { CommittedBlock } from '../../core/indexer/types.ts'
 import { createChannelHub } from '../../core/phoenix/hub.ts'
 import { createPhoenixSession, type PhoenixSession } from '../../core/phoenix/session.ts'
 import { refuseTopic } from '../../core/phoenix/topics.ts'
@@ -59,14 +58,14 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
 
   // Batches are broadcast one after another, in commit order.
   let broadcasting = Promise.resolve()
-  const onBlocks = (batch: CommittedBlock[]): void => {
+  const stopBroadcasting = app.indexer.events.subscribe((event) => {
+    if (event.type !== 'block') return
     broadcasting = broadcasting
-      .then(async () => await broadcastBatch(app.db.knex, hub, batch))
+      .then(async () => await broadcastBatch(app.db.knex, hub, event.blocks))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
-  }
-  app.indexer.on('blocks', onBlocks)
+  })
   app.addHook('onClose', async () => {
-    app.indexer.off('blocks', onBlocks)
+    stopBroadcasting()
     clearInterval(sweep)
     await broadcasting
   })

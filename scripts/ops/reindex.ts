@@ -8,7 +8,6 @@ import { createIndexer } from '../../core/indexer/index.ts'
 import { fetchHeadNumber } from '../../core/indexer/fetch.ts'
 import { tryAcquireIndexerLock } from '../../core/indexer/lock.ts'
 import { deleteBlocksAbove, readIndexedHead } from '../../core/indexer/store.ts'
-import type { BlockRows } from '../../core/indexer/types.ts'
 import type { OpsCommandContext } from './command.ts'
 
 const STATUS_POLL_MS = 100
@@ -46,7 +45,9 @@ export async function runReindex ({ ops, log, out, signal }: OpsCommandContext, 
 async function indexUpTo (target: number, resumeAt: number, { ops, log, out, signal }: OpsCommandContext): Promise<number> {
   const indexer = createIndexer({ db: ops.db, databaseUrl: ops.databaseUrl, rpc: ops.rpc, log: log.child({ name: 'indexer' }) })
   let transactions = 0
-  indexer.on('blocks', (batch: BlockRows[]) => { transactions += batch.reduce((n, b) => n + b.transactions.length, 0) })
+  indexer.events.subscribe((event) => {
+    if (event.type === 'block') transactions += event.blocks.reduce((n, b) => n + b.transactions.length, 0)
+  })
   const startedAt = Date.now()
   indexer.start()
   try {

@@ -26,7 +26,7 @@ export type StatusReport = {
   sealing?: boolean | null
   geth_version?: string | null
   geth_restarts?: number | null
-  indexer?: { role: string, head: number | null, lag_blocks: number | null } | null
+  indexer?: { role: string, enabled?: boolean, head: number | null, lag_blocks: number | null } | null
   database_bytes?: number | null
   graphql: { configured: boolean, serving?: boolean | null, restart_needed?: boolean }
   metrics: boolean
@@ -128,6 +128,11 @@ function servedUrls (base: string, graphql: boolean, config: Config): Record<str
   }
 }
 
+/** "reader (indexer disabled)" on an API-only instance: a reader that will never take over. */
+function indexerRole (indexer: NonNullable<StatusReport['indexer']>): string {
+  return indexer.enabled === false ? `${indexer.role} (indexer disabled)` : indexer.role
+}
+
 function formatStatus (r: StatusReport): string[] {
   const onOff = (on: boolean | null | undefined): string => on === true ? 'on' : on === false ? 'off' : 'unknown'
   const limits = r.rate_limits.enabled
@@ -151,7 +156,7 @@ function formatStatus (r: StatusReport): string[] {
     `  chain ID: ${r.chain_id ?? 'unknown'}`,
     `  head:     ${r.head === null || r.head === undefined ? 'unknown (Geth did not answer)' : `${r.head.number} ${r.head.hash}, ${r.head.age_s} s old`}`,
     `  signer:   ${r.signer ?? 'unknown'}; sealing: ${r.sealing === true ? 'yes' : r.sealing === false ? 'no' : 'unknown'}; Geth restarts: ${r.geth_restarts ?? 'unknown'}`,
-    `  indexer:  ${r.indexer === null || r.indexer === undefined ? 'unknown' : `${r.indexer.role}, head ${r.indexer.head ?? 'none'}, ${r.indexer.lag_blocks ?? '?'} blocks behind`}`,
+    `  indexer:  ${r.indexer === null || r.indexer === undefined ? 'unknown' : `${indexerRole(r.indexer)}, head ${r.indexer.head ?? 'none'}, ${r.indexer.lag_blocks ?? '?'} blocks behind`}`,
     `  database: ${r.database_bytes === null || r.database_bytes === undefined ? 'unknown' : `${(r.database_bytes / 1024 / 1024).toFixed(1)} MB`}`,
     `  graphql:  ${graphql}`,
     `  metrics:  ${onOff(r.metrics)}; faucet: ${onOff(r.faucet)}`,

@@ -1,4 +1,4 @@
-// What the indexer announces after a commit (its 'blocks' event), made up for
+// What the indexer announces after a commit (its block event), made up for
 // tests that fire that event themselves: subscriptions answer from these rows
 // without a chain.
 import type { CommittedBlock, Hex, TokenTransferRow, TransactionRow } from '../../core/indexer/types.ts'

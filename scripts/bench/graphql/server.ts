@@ -2,16 +2,16 @@
 // Fastify over bench:rest's database. The database was filled without a chain,
 // so there is no node and no indexer: the GraphQL plugin's `geth` and `indexer`
 // dependencies are met by a client pointed at no node (only Transaction.r/s/v
-// would call it, and the benchmark's query does not ask for them) and an
-// emitter that never fires (subscriptions are not measured). The slow-subscriber
-// test (test/plugins/graphql) fires that emitter itself.
-import { EventEmitter } from 'node:events'
+// would call it, and the benchmark's query does not ask for them) and indexer
+// events nobody publishes (subscriptions are not measured). The GraphQL
+// subscription tests (test/plugins/graphql) publish on them themselves.
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import websocket from '../../../plugins/websocket/index.ts'
 import type { Config } from '../../../core/config.ts'
 import type { Database } from '../../../core/db/index.ts'
 import { createRpcClient } from '../../../core/rpc/client.ts'
+import { createIndexerEvents } from '../../../core/indexer/events.ts'
 import graphql from '../../../plugins/graphql/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
 
@@ -25,7 +25,7 @@ export async function startApiServer (database: Database, options: Config['graph
   app.decorate('db', database)
   // Only the parts the GraphQL plugin reads: `geth.rpc` and the indexer's events.
   const geth = { rpc: createRpcClient({ url: NO_NODE_URL, timeoutMs: 1000 }) } as unknown as FastifyInstance['geth']
-  const indexer = new EventEmitter() as unknown as FastifyInstance['indexer']
+  const indexer = { events: createIndexerEvents(app.log) } as unknown as FastifyInstance['indexer']
   await app.register(fp(async (scope) => { scope.decorate('geth', geth) }, { name: 'geth' }))
   await app.register(fp(async (scope) => { scope.decorate('indexer', indexer) }, { name: 'indexer' }))
   await app.register(fp(async () => {}, { name: 'db' }))

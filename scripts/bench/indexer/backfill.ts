@@ -58,11 +58,17 @@ export async function runBackfill (o: BackfillOptions): Promise<BackfillResult &
     const rpc = instrumentRpc(o.rpc)
     const storeStats = instrumentTransactions(database.knex)
     // As the gateway's indexer plugin makes it (with Geth's WebSocket for new heads).
-    const indexer = createIndexer({
-      db: database.knex, databaseUrl: database.url, rpc: rpc.rpc, wsUrl: o.wsUrl, log, batchBlocks: o.batchBlocks, batchesInFlight: o.batchesInFlight
-    })
     const storedBatches: BlockRows[][] = []
-    if (o.keepBatches === true) indexer.on('blocks', (batch: BlockRows[]) => storedBatches.push(batch))
+    const indexer = createIndexer({
+      db: database.knex,
+      databaseUrl: database.url,
+      rpc: rpc.rpc,
+      wsUrl: o.wsUrl,
+      log,
+      batchBlocks: o.batchBlocks,
+      batchesInFlight: o.batchesInFlight,
+      onBatchStored: o.keepBatches === true ? (batch) => storedBatches.push(batch) : undefined
+    })
     const stopProfile = o.profileFile === undefined ? undefined : await startProfile(o.profileFile)
     const stopSqlTrace = o.traceSql === true ? traceSql() : undefined
     const stopCpuMeter = await startCpuMeter(o.gethPid, o.postgresPid)

@@ -12,7 +12,6 @@ import pg from 'pg'
 import { WebSocket } from 'undici'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
-import type { BlockRows } from '../../../core/indexer/types.ts'
 import { createGethNode } from '../../../geth/node.ts'
 import { chainConfig, writeSenderAlloc } from './chain-config.ts'
 import { createBenchLogger } from './log.ts'
@@ -96,9 +95,10 @@ async function run (o: HeadLagOptions, cleanups: Cleanup[]): Promise<HeadLagResu
     if (measuring && !sealedAt.has(number)) sealedAt.set(number, at)
   })
   cleanups.push(async () => ws.close())
-  indexer.on('blocks', (batch: BlockRows[]) => {
+  indexer.events.subscribe((event) => {
+    if (event.type !== 'block') return
     const at = performance.now()
-    for (const { block, transactions } of batch) {
+    for (const { block, transactions } of event.blocks) {
       committedAt.set(block.number, at)
       transactionsIn.set(block.number, transactions.length)
     }

@@ -1,7 +1,6 @@
-// Waiting for an indexer to store a given block: its `blocks` event (after
+// Waiting for an indexer to store a given block: its `block` event (after
 // commit) gives the moment; its status catches a failed or stalled indexer.
-import type { Indexer } from '../../../core/indexer/index.ts'
-import type { BlockRows } from '../../../core/indexer/types.ts'
+import type { Indexer, IndexerEvent } from '../../../core/indexer/index.ts'
 
 const STATUS_POLL_MS = 250
 /** No new block stored for this long while behind: retrying something that will not pass. */
@@ -19,14 +18,14 @@ export async function waitForIndexed (indexer: Indexer, head: number, { timeoutM
       return `status ${JSON.stringify(indexer.status())}${warning === undefined ? '' : `; last warning: ${warning}`}`
     }
     const finish = (error: Error | undefined, at = performance.now()): void => {
-      indexer.off('blocks', onBlocks)
+      unsubscribe()
       clearInterval(poll)
       clearTimeout(timeout)
       if (error === undefined) resolve(at)
       else reject(error)
     }
-    const onBlocks = (batch: BlockRows[]): void => {
-      if (batch[batch.length - 1]!.block.number >= head) finish(undefined)
+    const onEvent = (event: IndexerEvent): void => {
+      if (event.type === 'block' && event.blocks[event.blocks.length - 1]!.block.number >= head) finish(undefined)
     }
     const poll = setInterval(() => {
       const status = indexer.status()
@@ -40,7 +39,7 @@ export async function waitForIndexed (indexer: Indexer, head: number, { timeoutM
       }
     }, STATUS_POLL_MS)
     const timeout = setTimeout(() => finish(new Error(`the indexer did not reach block ${head} within ${timeoutMs / 1000} s: ${why()}`)), timeoutMs)
-    indexer.on('blocks', onBlocks)
+    const unsubscribe = indexer.events.subscribe(onEvent)
     // Already there (an earlier wait or a tiny chain).
     const status = indexer.status()
     if (status.indexedHead !== null && status.indexedHead >= head) finish(undefined)

@@ -1,11 +1,16 @@
-// Following the head: Geth's newHeads notification wakes the indexer at once.
+// Following the head: Geth's newHeads notification wakes the indexer at once;
+// follow() hands over the chain above the stored head, and a reorg as a value.
 import t from 'tap'
-import { once } from 'node:events'
 import pino from 'pino'
 import { JsonRpcProvider, Wallet } from 'ethers'
 import { loadConfig } from '../../../core/config.ts'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
+import { nextEvent } from '../../../core/indexer/events.ts'
+import { fetchHeadNumber } from '../../../core/indexer/fetch.ts'
+import { follow, type FollowEvent } from '../../../core/indexer/follow.ts'
+import { readIndexedHashes, readIndexedHead } from '../../../core/indexer/store.ts'
+import type { Hex } from '../../../core/indexer/types.ts'
 import { createGethNode } from '../../../geth/node.ts'
 import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
@@ -23,19 +28,69 @@ t.test('createIndexer() indexes a new block on its newHeads notification, not at
   const indexer = createIndexer({ db: db.knex, databaseUrl: db.url, rpc: node.rpc, wsUrl: node.wsUrl, log, headPollMs: 60_000 })
   indexer.start()
   t.teardown(async () => await indexer.stop())
-  await once(indexer, 'blocks') // the genesis
+  await nextEvent(indexer.events, 'block') // the genesis
   await new Promise((resolve) => setTimeout(resolve, 300)) // idle, waiting on the socket
   const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
   // Listening before sending: the indexer may announce the block before the receipt poll sees it.
   const announced = new Map<number, number>()
-  const onBlocks = (batch: Array<{ block: { number: number } }>): void => { for (const b of batch) announced.set(b.block.number, Date.now()) }
-  indexer.on('blocks', onBlocks)
-  t.teardown(() => { indexer.off('blocks', onBlocks) })
+  t.teardown(indexer.events.subscribe((event) => {
+    if (event.type === 'block') for (const b of event.blocks) announced.set(b.block.number, Date.now())
+  }))
   const sent = await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: Wallet.createRandom().address, value: 1n })
   const receipt = await waitForReceipt(provider, sent.hash)
   const receivedAt = Date.now()
-  while (!announced.has(receipt!.blockNumber)) await once(indexer, 'blocks')
+  while (!announced.has(receipt!.blockNumber)) await nextEvent(indexer.events, 'block')
   const at = announced.get(receipt!.blockNumber)!
   t.ok(at - receivedAt < 2000, `indexed ${at - receivedAt} ms after the receipt (negative: before the receipt poll saw it)`)
+})
+
+/** follow() from `stored`, until its first event; the stream is closed after it. */
+async function firstEvent (stored: { number: number, hash: Hex | undefined }): Promise<{ event: FollowEvent, done: boolean }> {
+  const stop = new AbortController()
+  const events = follow({
+    rpc: node.rpc,
+    db: db.knex,
+    log,
+    newHeads: { wait: async (ms) => await new Promise((resolve) => setTimeout(resolve, ms)), close: () => {} },
+    stored,
+    nodeHead: await fetchHeadNumber(node.rpc),
+    batchBlocks: 50,
+    batchesInFlight: 2,
+    headPollMs: 50,
+    tokenCache: new Map(),
+    onNodeHead: () => {},
+    signal: stop.signal
+  })
+  const first = await events.next()
+  // Caught up, a stream that goes on waits for the next head: still pending after a moment.
+  const second = events.next().catch(() => ({ done: false }))
+  const after = await Promise.race([second, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), 500))])
+  stop.abort()
+  await second
+  return { event: first.value as FollowEvent, done: after !== 'pending' && after.done === true }
+}
+
+t.test('follow() yields the blocks above the stored head as a block event', async (t) => {
+  const head = (await readIndexedHead(db.knex))!
+  const below = (await readIndexedHashes(db.knex, head.number - 1, head.number - 1)).get(head.number - 1)!
+  const { event } = await firstEvent({ number: head.number - 1, hash: below })
+  t.equal(event.type, 'block')
+  if (event.type !== 'block') return
+  t.same(event.batch.map((rows) => rows.block.hash), [head.hash], 'the stored head\'s block, decoded')
+  t.equal(event.nodeHead, head.number)
+})
+
+t.test('follow() yields a reorg, as a value, when the parent hash changes, and ends', async (t) => {
+  const head = (await readIndexedHead(db.knex))!
+  // The index says block head-1 has another hash than the one head's parent names.
+  const { event, done } = await firstEvent({ number: head.number - 1, hash: `0x${'ab'.repeat(32)}` })
+  t.same(event, { type: 'reorg', ancestor: head.number - 1 }, 'the highest height where the index and the node agree')
+  t.ok(done, 'the stream ends: the writer follows again from the rolled-back head')
+})
+
+t.test('follow() yields a reorg when the node\'s head at our height is another block', async (t) => {
+  const head = (await readIndexedHead(db.knex))!
+  const { event } = await firstEvent({ number: head.number, hash: `0x${'cd'.repeat(32)}` })
+  t.same(event, { type: 'reorg', ancestor: head.number })
 })

@@ -5,9 +5,11 @@ import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { hex, waitForIndexed } from '../../support/indexer.ts'
 import { waitForReceipt } from '../../support/chain.ts'
-import { once } from 'node:events'
+import { nextEvent } from '../../../core/indexer/events.ts'
+import { createIndexer } from '../../../core/indexer/index.ts'
+import { waitFor } from '../../support/gateway-process.ts'
 import { readIndexingStatus, TIP_LAG_BLOCKS } from '../../../core/queries/indexing-status.ts'
-import type { BlockRows, RpcBlock } from '../../../core/indexer/types.ts'
+import type { RpcBlock } from '../../../core/indexer/types.ts'
 import { recoverCliqueSigner } from '../../../core/indexer/clique-signer.ts'
 
 const { app, url, chain } = await build(t)
@@ -139,10 +141,11 @@ t.test('GET /api/v2/main-page/indexing-status answers in the Blockscout shape', 
 })
 
 t.test('new blocks are published as events once stored', async (t) => {
-  const published = once(app.indexer, 'blocks') as Promise<[BlockRows[]]>
+  const published = nextEvent(app.indexer.events, 'block')
   const hash = await send(sender.sendTransaction({ to: recipient, value: 3n }))
-  const [batch] = await published
-  t.ok(batch.some((rows) => rows.transactions.some((tx) => tx.hash === hash)), 'the event carries the transaction')
+  const { blocks, storedHere } = await published
+  t.ok(blocks.some((rows) => rows.transactions.some((tx) => tx.hash === hash)), 'the event carries the transaction')
+  t.ok(storedHere, 'stored by this instance, the writer')
   const stored = await db('transactions').where('hash', Buffer.from(hash.slice(2), 'hex')).first()
   t.ok(stored, 'and it is queryable when the event fires')
 })
@@ -151,8 +154,17 @@ t.test('a chain rewound and re-sealed replaces the indexed blocks with no orphan
   const top = await waitForIndexed(app)
   const forkAt = top - 3
   const before = await db('blocks').where('number', '>', forkAt).pluck('hash')
+  // A second instance, a reader, hears of the rollback through the commit feed.
+  const reader = createIndexer({ db, databaseUrl: app.db.url, rpc, log: app.log })
+  reader.start()
+  t.teardown(async () => await reader.stop())
+  await waitFor('the second indexer to listen', async () => reader.status().role === 'reader' ? true : undefined)
+  const readerHeard = nextEvent(reader.events, 'reorg')
+  const writerHeard = nextEvent(app.indexer.events, 'reorg')
   await rpc.call('debug_setHead', ['0x' + forkAt.toString(16)])
   // The rewound node has fewer blocks than the index: the extra ones must go.
+  t.same(await writerHeard, { type: 'reorg', ancestor: forkAt, removed: 3, storedHere: true }, 'the writer publishes the rollback as an event')
+  t.same(await readerHeard, { type: 'reorg', ancestor: forkAt, removed: 3, storedHere: false }, 'and a reader hears it from the writer\'s notice')
   await waitForIndexed(app)
   t.equal(Number((await db('blocks').max({ n: 'number' }).first())!.n), forkAt)
   // New transactions re-seal heights above the fork with new hashes. The

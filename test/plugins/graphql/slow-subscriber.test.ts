@@ -62,7 +62,7 @@ t.test('a subscriber that stops reading is ended; one that reads hears every eve
   t.teardown(() => { stalled.socket.terminate(); reading.socket.terminate() })
   let number = 1
   const publish = (blocks: number): void => {
-    server.app.indexer.emit('blocks', Array.from({ length: blocks }, () => blockRows(number++)))
+    server.app.indexer.events.publish({ type: 'block', blocks: Array.from({ length: blocks }, () => blockRows(number++)), storedHere: true })
   }
   // Subscribing is not acknowledged: publish until both hear, then count afresh.
   t.ok(await until(() => { if (stalled.next === 0 || reading.next === 0) publish(1); return stalled.next > 0 && reading.next > 0 }, 5000), 'both subscribed')

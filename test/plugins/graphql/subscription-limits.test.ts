@@ -87,7 +87,7 @@ const heard = (client: Client, messages: WsMessage[]): string[] =>
 
 let blockNumber = 1
 const publish = (server: ApiServer, tokens: Hex[] = []): void => {
-  server.app.indexer.emit('blocks', [committedBlock(blockNumber++, { tokens })])
+  server.app.indexer.events.publish({ type: 'block', blocks: [committedBlock(blockNumber++, { tokens })], storedHere: true })
 }
 
 const NEW_BLOCK = 'subscription { newBlock { number } }'
@@ -203,7 +203,7 @@ t.test('the subscribers of one event share its database reads', async (t) => {
   for (let i = 0; i < SUBSCRIBERS; i++) client.subscribe(String(i), query)
   t.same(await received(client), [])
   const { result: messages, texts } = await captureStatements(async () => {
-    server.app.indexer.emit('blocks', [committedBlock(2)]) // as if block 2 had just been committed
+    server.app.indexer.events.publish({ type: 'block', blocks: [committedBlock(2)], storedHere: true }) // as if block 2 had just been committed
     return await received(client, 1000)
   })
   t.equal(messages.length, SUBSCRIBERS, 'every subscriber hears the transaction')

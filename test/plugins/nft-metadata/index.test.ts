@@ -4,7 +4,6 @@
 // the indexer an emitter whose role the test sets: what is counted is
 // whether the plugin asked the node at all.
 import t, { type Test } from 'tap'
-import { EventEmitter } from 'node:events'
 import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import pino from 'pino'
@@ -13,6 +12,7 @@ import { openDatabase } from '../../../core/db/index.ts'
 import nftMetadata from '../../../plugins/nft-metadata/index.ts'
 import { createRpcClient } from '../../../core/rpc/client.ts'
 import type { IndexerRole } from '../../../core/indexer/index.ts'
+import { createIndexerEvents } from '../../../core/indexer/events.ts'
 import { createTestDatabase } from '../../support/database.ts'
 
 const url = await createTestDatabase(t)
@@ -25,16 +25,16 @@ async function start (t: Test, enabled: boolean, role: IndexerRole) {
   const rpc = Object.assign(Object.create(client) as typeof client, {
     call: async (...args: Parameters<typeof client.call>) => { calls++; return await client.call(...args) }
   })
-  const indexer = Object.assign(new EventEmitter(), { status: () => ({ role, indexedHead: 100, nodeHead: 100 }) })
+  const indexer = { events: createIndexerEvents(pino({ level: 'silent' })), status: () => ({ role, enabled: true, indexedHead: 100, nodeHead: 100 }) }
   await app.register(db, { database: await openDatabase({ url, dataDir: '.', poolMax: 2, log: pino({ level: 'silent' }) }) })
   await app.register(fp(async (scope) => { scope.decorate('geth', { rpc } as never) }, { name: 'geth' }))
   await app.register(fp(async (scope) => { scope.decorate('indexer', indexer as never) }, { name: 'indexer' }))
   await app.register(nftMetadata, { enabled, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false })
   await app.ready()
   t.teardown(async () => { await app.close(); await client.close() })
-  // A mint in a committed batch, as the indexer emits it; then time for the reads to start.
+  // A mint in a committed batch, as the indexer publishes it (stored here on the writer only); then time for the reads to start.
   const emitMint = async () => {
-    indexer.emit('blocks', [{ tokenTransfers: [MINT] }])
+    indexer.events.publish({ type: 'block', blocks: [{ tokenTransfers: [MINT] } as never], storedHere: role === 'writer' })
     await new Promise((resolve) => setTimeout(resolve, 200))
     return calls
   }
