@@ -61,10 +61,10 @@ t.test('a variable\'s row shows its default in every document that has one', asy
 
 // Both ways, over the module's exports: a coded error without its row, or a row without its error, fails.
 t.test('the coded errors of core/errors.ts and the table of docs/errors.md name the same codes', async (t) => {
-  const exported = Object.values(coreErrors)
-    .filter((value): value is new () => { code: string } => typeof value === 'function' && 'prototype' in value && value.prototype instanceof Error)
+  const exported = Object.values(coreErrors as Record<string, unknown>)
+    .filter((value): value is new () => { code?: string } => typeof value === 'function' && value.prototype instanceof Error)
     .map((E) => new E().code)
-    .filter((code) => code !== undefined)
+    .filter((code): code is string => code !== undefined)
   const documented = [...doc('errors.md').matchAll(/^\| `(GW_ERR_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]!)
   t.ok(exported.length > 20, `${exported.length} coded errors exported`)
   t.same([...exported].sort(), [...new Set(documented)].sort())
