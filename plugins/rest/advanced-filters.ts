@@ -9,6 +9,7 @@
 // wrapped ether, ownership), their selectors worked out from the signatures.
 import { id } from 'ethers'
 import type { FastifyInstance } from 'fastify'
+import type { Knex } from 'knex'
 import {
   FILTER_TOKEN_TYPES, ITEM_KINDS, findFilterTokens, listAdvancedFilterItems, resolveAge,
   type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind
@@ -110,6 +111,8 @@ function toFilter (q: AdvancedFilterQuery): AdvancedFilter {
   }
 }
 
+const CURSOR_KEYS = ['block_number', 'transaction_index', 'internal_transaction_index', 'token_transfer_index', 'token_transfer_batch_index', 'items_count']
+
 const subIndex = (value: string | undefined): number | null => value === undefined || value === '' || value === 'null' ? null : clampInteger(Number(value))
 
 function toCursor (q: AdvancedFilterQuery): AdvancedFilterCursor | undefined {
@@ -153,14 +156,25 @@ function presentItem (r: AdvancedFilterRow) {
   }
 }
 
-function nextPageParams (last: ReturnType<typeof presentItem>, itemsCount: number) {
+/** The cursor past an item: a transfer outside a batch is batch item 0. */
+function itemCursor (item: ReturnType<typeof presentItem>): AdvancedFilterCursor {
   return {
-    block_number: last.block_number,
-    transaction_index: last.transaction_index,
-    internal_transaction_index: last.internal_transaction_index,
-    token_transfer_index: last.token_transfer_index,
-    // A transfer outside a batch is batch item 0 for the cursor.
-    token_transfer_batch_index: last.token_transfer_index === null ? null : last.token_transfer_batch_index ?? 0,
+    blockNumber: item.block_number,
+    transactionIndex: item.transaction_index,
+    internalIndex: item.internal_transaction_index,
+    transferIndex: item.token_transfer_index,
+    batchIndex: item.token_transfer_index === null ? null : item.token_transfer_batch_index ?? 0
+  }
+}
+
+function nextPageParams (last: ReturnType<typeof presentItem>, itemsCount: number) {
+  const c = itemCursor(last)
+  return {
+    block_number: c.blockNumber,
+    transaction_index: c.transactionIndex,
+    internal_transaction_index: c.internalIndex,
+    token_transfer_index: c.transferIndex,
+    token_transfer_batch_index: c.batchIndex,
     items_count: itemsCount + PAGE_SIZE
   }
 }
@@ -178,6 +192,53 @@ async function searchParams (app: FastifyInstance, q: AdvancedFilterQuery) {
 /** A Blockscout 422 for a value the schema's pattern let through but that names nothing (a 13th month). */
 const invalidDate = (field: string) => ({ errors: [{ title: 'Invalid value', source: { pointer: `/${field}` }, detail: 'Invalid date-time' }] })
 
+/** The filter a request names, its age bounds resolved to blocks; 'empty' when they hold no block; a 422 body for an impossible date. */
+async function requestFilter (app: FastifyInstance, q: AdvancedFilterQuery): Promise<AdvancedFilter | 'empty' | { errors: unknown[] }> {
+  const filter = toFilter(q)
+  const [from, to] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : new Date(v))
+  for (const [field, date] of [['age_from', from], ['age_to', to]] as const) {
+    // PostgreSQL's timestamps start at year 1: a year 0 would be its error, not the client's.
+    if (date !== undefined && !(date.getUTCFullYear() >= 1)) return invalidDate(field)
+  }
+  if (from === undefined && to === undefined) return filter
+  const blocks = await resolveAge(app.db.knex, from, to)
+  return blocks === undefined ? 'empty' : { ...filter, blocks }
+}
+
+/** Blockscout's own limit on a CSV export. */
+const CSV_MAX_ITEMS = 10_000
+const CSV_COLUMNS = ['TxHash', 'Type', 'MethodId', 'UtcTimestamp', 'FromAddress', 'ToAddress', 'CreatedContractAddress', 'Value',
+  'TokenContractAddressHash', 'TokenDecimals', 'TokenSymbol', 'TokenId', 'Amount', 'BlockNumber', 'Fee', 'Status']
+
+/** A CSV field: quoted when it holds a separator, a quote or a line break (token symbols are anyone's text). */
+const csvField = (value: string | number | null | undefined): string => {
+  const text = value === null || value === undefined ? '' : String(value)
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+function csvRow (item: ReturnType<typeof presentItem>): string {
+  const total = item.total as { value?: string | null, token_id?: string | null } | null
+  return [item.hash, item.type, item.method, item.timestamp, item.from.hash, item.to?.hash, item.created_contract?.hash, item.value,
+    item.token?.address_hash, item.token?.decimals, item.token?.symbol, total?.token_id, total === null ? null : total.value ?? '1',
+    item.block_number, item.fee, item.status].map(csvField).join(',')
+}
+
+/** The filter's items as CSV rows, page after page (each read from the indexes as the list's are), at most CSV_MAX_ITEMS. */
+async function readCsvRows (db: Knex, filter: AdvancedFilter): Promise<string[]> {
+  const lines: string[] = []
+  let cursor: AdvancedFilterCursor | undefined
+  for (let more = true; more;) {
+    const rows = await listAdvancedFilterItems(db, filter, cursor)
+    const items = rows.slice(0, PAGE_SIZE).map(presentItem)
+    lines.push(...items.slice(0, CSV_MAX_ITEMS - lines.length).map(csvRow))
+    more = rows.length > PAGE_SIZE && lines.length < CSV_MAX_ITEMS
+    cursor = itemCursor(items[items.length - 1]!)
+  }
+  return lines
+}
+
+const csvQuery = { ...advancedFilterQuery, properties: Object.fromEntries(Object.entries(advancedFilterQuery.properties).filter(([k]) => !CURSOR_KEYS.includes(k))) }
+
 export async function advancedFilterListRoute (app: FastifyInstance): Promise<void> {
   const db = app.db.knex
   app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters', {
@@ -189,20 +250,28 @@ export async function advancedFilterListRoute (app: FastifyInstance): Promise<vo
     }
   }, async (request, reply) => {
     const q = request.query
-    const filter = toFilter(q)
-    const [from, to] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : new Date(v))
-    for (const [field, date] of [['age_from', from], ['age_to', to]] as const) {
-      if (date !== undefined && Number.isNaN(date.getTime())) return await reply.code(422).send(invalidDate(field))
-    }
+    const filter = await requestFilter(app, q)
+    if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
     const search = await searchParams(app, q)
-    if (from !== undefined || to !== undefined) {
-      const blocks = await resolveAge(db, from, to)
-      if (blocks === undefined) return { items: [], next_page_params: null, search_params: search }
-      filter.blocks = blocks
-    }
+    if (filter === 'empty') return { items: [], next_page_params: null, search_params: search }
     const rows = await listAdvancedFilterItems(db, filter, toCursor(q))
     const items = rows.slice(0, PAGE_SIZE).map(presentItem)
     const next = rows.length > PAGE_SIZE ? nextPageParams(items[items.length - 1]!, q.items_count ?? 0) : null
     return { items, next_page_params: next, search_params: search }
+  })
+
+  app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters/csv', {
+    schema: {
+      tags: ['advanced-filters'],
+      summary: `The same items as CSV, newest first, at most ${CSV_MAX_ITEMS}`,
+      querystring: csvQuery,
+      response: { 200: { type: 'string', description: 'text/csv' }, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const filter = await requestFilter(app, request.query)
+    if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
+    const lines = [CSV_COLUMNS.join(','), ...filter === 'empty' ? [] : await readCsvRows(db, filter)]
+    return await reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="advanced-filter.csv"')
+      .send(lines.join('\r\n') + '\r\n')
   })
 }

@@ -223,6 +223,22 @@ t.test('filters combine', async (t) => {
     (e) => e.type === 'ERC-20' && e.from === deployer && e.amount <= 1020n)
 })
 
+t.test('GET /api/v2/advanced-filters/csv: the same items as CSV, newest first', async (t) => {
+  const all = await get('/api/v2/advanced-filters/csv')
+  t.equal(all.statusCode, 200)
+  t.match(all.headers['content-type'], /^text\/csv/)
+  const lines = all.body.trimEnd().split('\r\n')
+  t.equal(lines[0], 'TxHash,Type,MethodId,UtcTimestamp,FromAddress,ToAddress,CreatedContractAddress,Value,TokenContractAddressHash,TokenDecimals,TokenSymbol,TokenId,Amount,BlockNumber,Fee,Status')
+  t.equal(lines.length - 1, expected.length, 'every item, over many pages')
+  t.same(lines.slice(1).map((l) => { const [hash, type, , , , , , , , , , , , block] = l.split(','); return `${hash}:${type}:${block}` }),
+    expected.map((e) => `${e.hash}:${e.type}:${e.block}`))
+  const tokenRows = (await get(`/api/v2/advanced-filters/csv?token_contract_address_hashes_to_include=${token0}`)).body.trimEnd().split('\r\n').slice(1)
+  const transfers = expected.filter((e) => e.token === token0)
+  t.same(tokenRows.map((l) => { const f = l.split(','); return `${f[0]}:${lower(f[8])}:${f[12]}` }), transfers.map((e) => `${e.hash}:${e.token}:${e.amount}`), 'a token\'s transfers with their amounts')
+  t.equal((await get('/api/v2/advanced-filters/csv?age_from=never')).statusCode, 422)
+  t.equal((await get('/api/v2/advanced-filters/csv?block_number=1')).statusCode, 422, 'no cursor: the export is whole')
+})
+
 t.test('bad values answer 422 with Blockscout\'s pointer', async (t) => {
   await checkBadInput(t, get, {
     invalid: [
@@ -232,6 +248,7 @@ t.test('bad values answer 422 with Blockscout\'s pointer', async (t) => {
       ['/api/v2/advanced-filters?token_contract_address_hashes_to_include=gold', '/token_contract_address_hashes_to_include'],
       ['/api/v2/advanced-filters?age_from=yesterday', '/age_from'],
       ['/api/v2/advanced-filters?age_to=2026-13-45', '/age_to'],
+      ['/api/v2/advanced-filters?age_from=0000-01-01', '/age_from'],
       ['/api/v2/advanced-filters?amount_from=-1', '/amount_from'],
       ['/api/v2/advanced-filters?internal_transaction_index=x', '/internal_transaction_index'],
       ['/api/v2/advanced-filters?colour=red', '/colour']
