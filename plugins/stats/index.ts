@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { readCounters } from '../../core/stats/counters.ts'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { readContractsPage, readMainPage, readTransactionsPage, UPDATE_STATUS } from '../../core/stats/stats-pages.ts'
+import { createAnswers } from './answers.ts'
 import {
   contractsPageResponse, countersResponse, lineChart, mainPageResponse, sectionsResponse, statsError, transactionsPageResponse, updateStatusResponse
 } from './schemas.ts'
@@ -32,6 +33,7 @@ const fail = async (reply: FastifyReply, status: 400 | 404, message: string) =>
 async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promise<void> {
   const db = app.db.knex
   const charts = createLineCharts(coinSymbol)
+  const answers = createAnswers((err, key) => app.log.warn({ err, key }, 'reading Stats API figures failed; serving the last ones'))
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
@@ -39,7 +41,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       return await reply.code(500).send({ code: 13, message: 'internal error' })
     })
     scope.get('/counters', { schema: { tags, summary: 'Counters, in layout order', response: { 200: countersResponse } } },
-      async () => ({ counters: await readCounters(db, coinSymbol) }))
+      async () => await answers.get('counters', async () => ({ counters: await readCounters(db, coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },
       async () => ({ sections: charts.sections() }))
     scope.get<{ Params: { name: string }, Querystring: { from?: string, to?: string, resolution?: string } }>('/lines/:name', {
@@ -65,7 +67,8 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       const resolution = (asked === 'RESOLUTION_UNSPECIFIED' ? 'DAY' : asked) as Resolution
       if (!RESOLUTIONS.includes(resolution)) return await fail(reply, 404, `resolution '${asked}' for line chart '${name}' was not found`)
       try {
-        const chart = await charts.read(db, name, { from: parseDate(request.query.from), to: parseDate(request.query.to), resolution })
+        const range = { from: parseDate(request.query.from), to: parseDate(request.query.to), resolution }
+        const chart = await answers.get(`lines ${name} ${range.from} ${range.to} ${resolution}`, async () => await charts.read(db, name, range))
         return { chart, info }
       } catch (err) {
         if (err instanceof PointsLimitError) return await fail(reply, 400, err.message)
@@ -73,11 +76,11 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       }
     })
     scope.get('/pages/main', { schema: { tags, summary: 'The main page\'s figures', response: { 200: mainPageResponse } } },
-      async () => await readMainPage(db, charts, coinSymbol))
+      async () => await answers.get('main', async () => await readMainPage(db, charts, coinSymbol)))
     scope.get('/pages/transactions', { schema: { tags, summary: 'The transactions page\'s figures', response: { 200: transactionsPageResponse } } },
-      async () => await readTransactionsPage(db, coinSymbol))
+      async () => await answers.get('transactions', async () => await readTransactionsPage(db, coinSymbol)))
     scope.get('/pages/contracts', { schema: { tags, summary: 'The contracts page\'s figures', response: { 200: contractsPageResponse } } },
-      async () => await readContractsPage(db, coinSymbol))
+      async () => await answers.get('contracts', async () => await readContractsPage(db, coinSymbol)))
     scope.get('/update-status', { schema: { tags, summary: 'How far the charts are updated', response: { 200: updateStatusResponse } } },
       async () => UPDATE_STATUS)
   }, { prefix: '/stats/api/v1' })

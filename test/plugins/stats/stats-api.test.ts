@@ -9,11 +9,14 @@ import dbPlugin from '../../../plugins/db/index.ts'
 import apiDocs from '../../../plugins/api-docs/index.ts'
 import stats from '../../../plugins/stats/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { storeStatsChain } from '../../support/stats-chain.ts'
+import { makeBlock, storeStatsChain } from '../../support/stats-chain.ts'
+import { storeBlocks } from '../../../core/indexer/store.ts'
+import { REFRESH_MS } from '../../../plugins/stats/answers.ts'
 import { Ajv } from 'ajv'
+import fp from 'fastify-plugin'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
-await storeStatsChain(database.knex)
+const head = await storeStatsChain(database.knex)
 const app = Fastify()
 await app.register(apiDocs, { version: '0.0.0' })
 await app.register(dbPlugin, { database })
@@ -131,13 +134,19 @@ t.test('the plan test: no counter, chart or page request reads transactions, blo
   const queries: Array<{ path: string, sql: string, bindings: unknown[] }> = []
   let path = ''
   const listener = (q: { sql: string, bindings?: unknown[] }) => { queries.push({ path, sql: q.sql, bindings: q.bindings ?? [] }) }
+  // An app of its own: answers the other tests read are still in the first one's memory, and would send no SQL.
+  const fresh = Fastify()
+  fresh.decorate('db', database)
+  await fresh.register(fp(async () => {}, { name: 'db' }))
+  await fresh.register(stats, { coinSymbol: 'TST' })
+  t.teardown(async () => await fresh.close())
   database.knex.on('query', listener)
   try {
-    for (path of paths) t.equal((await get(path)).status, 200, path)
+    for (path of paths) t.equal((await fresh.inject({ method: 'GET', url: path })).statusCode, 200, path)
   } finally {
     database.knex.off('query', listener)
   }
-  t.ok(queries.length >= paths.length, `${queries.length} statements captured`)
+  for (const p of paths) t.ok(queries.some((q) => q.path === p), `${p} sent its statements`)
   // The planner would scan tables this small whole: with scans discouraged, it shows which indexes the statements can use.
   await database.knex.transaction(async (trx) => {
     await trx.raw('set local enable_seqscan = off')
@@ -210,4 +219,23 @@ t.test('every answer has the shape the stats service documents (graphql-stats-in
   const counter = { id: 'x', value: '1', title: 't', units: null, description: 'd' }
   t.notOk(ajv.getSchema('stats#/definitions/counter')!({ ...counter, value: 1 }), 'a number where a string is documented')
   t.notOk(ajv.getSchema('stats#/definitions/point')!({ date: '2026-01-01', date_to: '2026-01-01', value: '1', is_approximate: false }), 'is_approximate: false is omitted')
+})
+
+// Last: it adds a block.
+t.test('figures are served from memory for REFRESH_MS, then the new block shows', async (t) => {
+  const totalTxns = async () => (await get('/stats/api/v1/counters')).body.counters.find((c: { id: string }) => c.id === 'totalTxns').value as string
+  const mainTotal = async () => (await get('/stats/api/v1/pages/main')).body.total_transactions.value as string
+  const before = await totalTxns()
+  const beforeMain = await mainTotal()
+  await storeBlocks(database.knex, [makeBlock(head + 1, Date.now() - 1000, [20, 21])])
+  t.equal(await totalTxns(), before, 'read again at once: the figure in memory')
+  t.equal(await mainTotal(), beforeMain, 'the main page too')
+  const wanted = String(Number(before) + 2)
+  const deadline = Date.now() + REFRESH_MS * 10
+  let seen = before
+  while (seen !== wanted && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    seen = await totalTxns()
+  }
+  t.equal(seen, wanted, 'once stale, the next read brings the new block in')
 })

@@ -1,0 +1,36 @@
+// The Stats API's answers, each read at most once per REFRESH_MS and served
+// from memory meanwhile, as the stats service serves figures it computed on
+// its schedule (and as /api/v2/stats serves its counters): a front end polls
+// the counters and the main page on every visit, and each read sums the daily
+// rows and the last 24 hours' transactions. Only a key's first read is waited
+// for; a stale answer is served while the next read runs (core/stats/refreshing.ts).
+// A read that fails (a range over the points limit) is not kept: each request
+// meets its error.
+import { createRefreshing, type Refreshing } from '../../core/stats/refreshing.ts'
+
+/** How stale a figure may be served: a block's figures show within this. */
+export const REFRESH_MS = 5000
+/** Distinct chart requests (chart, range, resolution) kept; past it the cache starts over. */
+const MAX_KEYS = 1000
+
+export type Answers = { get<T> (key: string, read: () => Promise<T>): Promise<T> }
+
+export function createAnswers (onError: (err: unknown, key: string) => void): Answers {
+  const kept = new Map<string, Refreshing<unknown>>()
+  return {
+    async get<T> (key: string, read: () => Promise<T>): Promise<T> {
+      let entry = kept.get(key)
+      if (entry === undefined) {
+        if (kept.size >= MAX_KEYS) kept.clear()
+        entry = createRefreshing<unknown>(read, { maxAgeMs: REFRESH_MS, onError: (err) => onError(err, key) })
+        kept.set(key, entry)
+      }
+      try {
+        return (await entry.get()).value as T
+      } catch (err) {
+        kept.delete(key)
+        throw err
+      }
+    }
+  }
+}
