@@ -13,7 +13,8 @@
 //   rolled back each time);
 // - a full `ops stats rebuild` (rebuildAndCompareDailyStats).
 // Knobs: BENCH_DURATION_S (10), BENCH_ROUNDS (3), BENCH_BLOCKS (100,000; fewer
-// for a loaded machine, in a database of their own). Exit codes: 0 report
+// for a loaded machine, in a database of their own), BENCH_PARTS (routes,
+// update,rebuild: the parts to run). Exit codes: 0 report
 // printed (targets met or not), 1 setup failed, 2 some responses failed.
 import { cpus, loadavg } from 'node:os'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -139,42 +140,61 @@ async function measureRebuild (database: Database): Promise<{ ms: number, days: 
   return { ms: performance.now() - started, days, differences: differences.length }
 }
 
+const PARTS = ['routes', 'update', 'rebuild'] as const
+type Part = typeof PARTS[number]
+
+function readParts (): Set<Part> {
+  const raw = process.env.BENCH_PARTS
+  if (raw === undefined || raw === '') return new Set(PARTS)
+  const parts = raw.split(',').map((p) => p.trim())
+  const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p))
+  if (unknown.length > 0) throw new Error(`BENCH_PARTS takes ${PARTS.join(', ')}, not ${unknown.join(', ')}`)
+  return new Set(parts as Part[])
+}
+
 type Report = {
   shape: ChainShape
   figures: RouteFigures[]
-  update: { storeMs: number, updateMs: number[] }
-  rebuild: { ms: number, days: number, differences: number }
+  update: { storeMs: number, updateMs: number[] } | undefined
+  rebuild: { ms: number, days: number, differences: number } | undefined
   settings: { durationS: number, rounds: number, filled: string, fillS: number, loadBefore: number, loadAfter: number }
 }
 
 function report ({ shape, figures, update, rebuild, settings }: Report): void {
   const ms = (v: number): string => `${v.toFixed(2)} ms`
   const mark = (pass: boolean): string => pass ? 'PASS' : 'FAIL'
-  const updateMedian = median(update.updateMs)
+  const updateMedian = update === undefined ? undefined : median(update.updateMs)
   console.log(`\nStats API: ${CONNECTIONS} connections, ${settings.rounds} rounds of ${settings.durationS} s per route after ${WARMUP_S} s warm-ups, ${cpus().length} CPUs`)
   console.log(`database: ${shape.blocks + 1} blocks, ${shape.blocks * shape.transactionsPerBlock} transactions (${settings.filled === 'now' ? `filled now in ${settings.fillS.toFixed(0)} s` : 'reused'}); ` +
     `load average ${settings.loadBefore.toFixed(1)} before, ${settings.loadAfter.toFixed(1)} after\n`)
-  printTable(['route', 'req/s (median)', 'p99 (median)', 'over the floor (median)', 'per round'],
-    figures.map((f) => [f.name, f.reqPerS.toFixed(0), ms(f.p99Ms), f.ratio.toFixed(2), f.ratios.map((r) => r.toFixed(2)).join(' / ')]))
-  console.log(`\nincremental update of a ${UPDATE_TRANSACTIONS}-transaction block: ${ms(updateMedian)} median of ${update.updateMs.length} ` +
-    `(${ms(Math.min(...update.updateMs))} to ${ms(Math.max(...update.updateMs))}); the whole commit of that block ${ms(update.storeMs)}`)
-  console.log(`full stats rebuild: ${(rebuild.ms / 1000).toFixed(1)} s for ${rebuild.days} days, ${rebuild.differences} differences from the incremental figures`)
+  if (figures.length > 0) {
+    printTable(['route', 'req/s (median)', 'p99 (median)', 'over the floor (median)', 'per round'],
+      figures.map((f) => [f.name, f.reqPerS.toFixed(0), ms(f.p99Ms), f.ratio.toFixed(2), f.ratios.map((r) => r.toFixed(2)).join(' / ')]))
+  }
+  if (update !== undefined) {
+    console.log(`\nincremental update of a ${UPDATE_TRANSACTIONS}-transaction block: ${ms(updateMedian!)} median of ${update.updateMs.length} ` +
+      `(${ms(Math.min(...update.updateMs))} to ${ms(Math.max(...update.updateMs))}); the whole commit of that block ${ms(update.storeMs)}`)
+  }
+  if (rebuild !== undefined) console.log(`full stats rebuild: ${(rebuild.ms / 1000).toFixed(1)} s for ${rebuild.days} days, ${rebuild.differences} differences from the incremental figures`)
   console.log(`\nTargets: each stats route >= ${TARGETS.minRatio}x the floor's throughput; the update <= ${TARGETS.maxUpdateMs} ms`)
   for (const f of figures.slice(1)) console.log(`${mark(f.ratio >= TARGETS.minRatio)} ${f.name}: ${f.ratio.toFixed(2)}`)
-  console.log(`${mark(updateMedian <= TARGETS.maxUpdateMs)} update: ${ms(updateMedian)}\n`)
-  console.log(JSON.stringify({ ...settings, shape, connections: CONNECTIONS, targets: TARGETS, figures, update: { ...update, medianMs: updateMedian }, rebuild }))
+  if (updateMedian !== undefined) console.log(`${mark(updateMedian <= TARGETS.maxUpdateMs)} update: ${ms(updateMedian)}`)
+  console.log('')
+  console.log(JSON.stringify({ ...settings, shape, connections: CONNECTIONS, targets: TARGETS, figures, update: update === undefined ? undefined : { ...update, medianMs: updateMedian }, rebuild }))
 }
 
 async function main (): Promise<number> {
   const log = createLogger({ level: 'warn' })
   let durationS: number
   let rounds: number
+  let parts: Set<Part>
   let shape: ChainShape
   let bench: Awaited<ReturnType<typeof openBenchDatabase>>
   let server: Awaited<ReturnType<typeof startServer>>
   try {
     durationS = readInt('BENCH_DURATION_S', 10)
     rounds = readInt('BENCH_ROUNDS', 3)
+    parts = readParts()
     shape = { ...DEFAULT_SHAPE, blocks: readInt('BENCH_BLOCKS', DEFAULT_SHAPE.blocks) }
     const { cacheDir } = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.' }).geth
     console.error(`opening the benchmark database (${shape.blocks} blocks x ${shape.transactionsPerBlock} transactions; filled once, then reused)`)
@@ -187,13 +207,14 @@ async function main (): Promise<number> {
   const load = startLoadGenerator()
   try {
     const loadBefore = loadavg()[0]!
-    const figures = await measureRoutes(load, server.url, await routes(bench.database), rounds, durationS)
-    console.error(`timing the incremental update of a ${UPDATE_TRANSACTIONS}-transaction block, then a full rebuild`)
-    const update = await measureUpdate(bench.database, shape)
-    const rebuild = await measureRebuild(bench.database)
+    const figures = parts.has('routes') ? await measureRoutes(load, server.url, await routes(bench.database), rounds, durationS) : []
+    if (parts.has('update')) console.error(`timing the incremental update of a ${UPDATE_TRANSACTIONS}-transaction block`)
+    const update = parts.has('update') ? await measureUpdate(bench.database, shape) : undefined
+    if (parts.has('rebuild')) console.error('timing a full stats rebuild')
+    const rebuild = parts.has('rebuild') ? await measureRebuild(bench.database) : undefined
     report({ shape, figures, update, rebuild, settings: { durationS, rounds, filled: bench.filled, fillS: bench.fillS, loadBefore, loadAfter: loadavg()[0]! } })
     const bad = figures.some((f) => f.rounds.some((r) => r.non200 + r.errors + r.sampleFailures > 0))
-    return bad || rebuild.differences > 0 ? EXIT_BAD_RESPONSES : 0
+    return bad || (rebuild?.differences ?? 0) > 0 ? EXIT_BAD_RESPONSES : 0
   } catch (err) {
     console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`)
     return EXIT_SETUP_FAILED
