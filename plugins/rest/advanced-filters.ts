@@ -1,4 +1,6 @@
-// Blockscout's advanced filter API, so far its method list: the methods the
+// Blockscout's advanced filter API: the list itself (transactions, internal
+// transactions and token transfers under one set of filters; the SQL is in
+// core/queries/advanced-filters.ts), and the method list: the methods the
 // filter page offers to pick from, and the lookup of one by 4-byte selector or
 // name as the user types. Blockscout resolves names it has no list entry for
 // from verified contracts' ABIs; this index has no verified contracts, so an
@@ -7,6 +9,17 @@
 // wrapped ether, ownership), their selectors worked out from the signatures.
 import { id } from 'ethers'
 import type { FastifyInstance } from 'fastify'
+import type { Knex } from 'knex'
+import {
+  FILTER_TOKEN_TYPES, ITEM_KINDS, findFilterTokens, listAdvancedFilterItems, resolveAge,
+  type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind
+} from '../../core/queries/advanced-filters.ts'
+import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { clampBigint, clampInteger } from '../../core/queries/cursor.ts'
+import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
+import { presentToken } from './present-token.ts'
+import { total } from './present-transaction.ts'
+import { addressObject, checksumAddress, epochTimestamp, hashBytes } from './present.ts'
 import { query, validationError } from './schemas.ts'
 
 const SIGNATURES = [
@@ -36,6 +49,7 @@ const method = {
 }
 
 export async function advancedFilterRoutes (app: FastifyInstance): Promise<void> {
+  await app.register(advancedFilterListRoute)
   app.get<{ Querystring: { q?: string } }>('/advanced-filters/methods', {
     schema: {
       tags: ['advanced-filters'],
@@ -44,4 +58,220 @@ export async function advancedFilterRoutes (app: FastifyInstance): Promise<void>
       response: { 200: { type: 'array', items: method }, 422: validationError }
     }
   }, async (request) => request.query.q === undefined ? KNOWN_METHODS : findMethods(request.query.q))
+}
+
+/** Blockscout honours at most this many entries of each list. */
+const MAX_LIST = 20
+const NATIVE = 'native'
+
+const entries = (list: string | undefined): string[] =>
+  list === undefined ? [] : [...new Set(list.split(',').map((e) => e.trim().toLowerCase()).filter((e) => e !== ''))].slice(0, MAX_LIST)
+const addresses = (list: string | undefined): Buffer[] | undefined => {
+  const found = entries(list).filter((e) => e !== NATIVE).map(hashBytes)
+  return found.length === 0 ? undefined : found
+}
+
+/** `transaction_types` as Blockscout reads it: any case, unknown entries dropped, none left meaning every type. */
+function parseTypes (list: string | undefined): { kinds: ItemKind[], tokenTypes: string[] } {
+  const wanted = entries(list).map((e) => e.toUpperCase())
+  const kinds = ITEM_KINDS.filter((k) => wanted.includes(k.toUpperCase()))
+  const tokenTypes = FILTER_TOKEN_TYPES.filter((type) => wanted.includes(type))
+  return kinds.length + tokenTypes.length === 0 ? { kinds: [...ITEM_KINDS], tokenTypes: [...FILTER_TOKEN_TYPES] } : { kinds, tokenTypes }
+}
+
+/** Selectors as Blockscout reads them: invalid entries dropped, at most 20. */
+const parseMethods = (list: string | undefined): Buffer[] | undefined => {
+  const found = entries(list).filter((e) => SELECTOR.test(e)).map(hashBytes)
+  return found.length === 0 ? undefined : found
+}
+
+/** The filter a query names; `native` in the token lists stands for coin items (transactions and internal transactions). */
+function toFilter (q: AdvancedFilterQuery): AdvancedFilter {
+  let { kinds, tokenTypes } = parseTypes(q.transaction_types)
+  const include = entries(q.token_contract_address_hashes_to_include)
+  const exclude = entries(q.token_contract_address_hashes_to_exclude)
+  const tokensInclude = addresses(q.token_contract_address_hashes_to_include)
+  if (include.length > 0 && !include.includes(NATIVE)) kinds = []
+  if (include.length > 0 && tokensInclude === undefined) tokenTypes = []
+  if (exclude.includes(NATIVE)) kinds = []
+  const trimmed = (v: string | undefined) => v === undefined ? undefined : v.trim()
+  return {
+    kinds,
+    tokenTypes,
+    methods: parseMethods(q.methods),
+    fromInclude: addresses(q.from_address_hashes_to_include),
+    fromExclude: addresses(q.from_address_hashes_to_exclude),
+    toInclude: addresses(q.to_address_hashes_to_include),
+    toExclude: addresses(q.to_address_hashes_to_exclude),
+    relation: q.address_relation?.toLowerCase() === 'and' ? 'and' : 'or',
+    amountFrom: trimmed(q.amount_from),
+    amountTo: trimmed(q.amount_to),
+    tokensInclude,
+    tokensExclude: addresses(q.token_contract_address_hashes_to_exclude)
+  }
+}
+
+const CURSOR_KEYS = ['block_number', 'transaction_index', 'internal_transaction_index', 'token_transfer_index', 'token_transfer_batch_index', 'items_count']
+
+const subIndex = (value: string | undefined): number | null => value === undefined || value === '' || value === 'null' ? null : clampInteger(Number(value))
+
+function toCursor (q: AdvancedFilterQuery): AdvancedFilterCursor | undefined {
+  if (q.block_number === undefined) return undefined
+  return {
+    blockNumber: clampBigint(q.block_number),
+    transactionIndex: clampInteger(q.transaction_index ?? 2 ** 31 - 1),
+    internalIndex: subIndex(q.internal_transaction_index),
+    transferIndex: subIndex(q.token_transfer_index),
+    batchIndex: subIndex(q.token_transfer_batch_index)
+  }
+}
+
+const TRANSFER_KIND = 1
+const INTERNAL_KIND = 2
+
+function presentItem (r: AdvancedFilterRow) {
+  const isTransfer = r.kind === TRANSFER_KIND
+  const token = isTransfer
+    ? { address: hashBytes(r.token_address!), type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
+    : undefined
+  return {
+    hash: r.hash,
+    type: isTransfer ? r.token_type : r.item_type,
+    // As Blockscout's result: success, or the error, Geth's plain revert as "Reverted".
+    status: r.status === 1 ? 'success' : r.error === null || r.error === 'execution reverted' ? 'Reverted' : r.error,
+    method: r.method_id,
+    from: addressObject(r.from, r.from_is_contract),
+    to: r.to === null ? null : addressObject(r.to, r.to_is_contract),
+    created_contract: r.created_contract === null ? null : addressObject(r.created_contract, true),
+    value: isTransfer ? null : r.value,
+    total: isTransfer ? total({ token_type: r.token_type!, amount: r.amount!, token_id: r.token_id, decimals: r.decimals }) : null,
+    token: token === undefined ? null : presentToken(token),
+    timestamp: epochTimestamp(r.timestamp),
+    block_number: Number(r.block_number),
+    transaction_index: r.transaction_index,
+    internal_transaction_index: r.kind === INTERNAL_KIND ? r.sub_index : null,
+    token_transfer_index: isTransfer ? r.sub_index : null,
+    token_transfer_batch_index: isTransfer && r.in_batch ? r.batch_index : null,
+    fee: r.fee
+  }
+}
+
+/** The cursor past an item: a transfer outside a batch is batch item 0. */
+function itemCursor (item: ReturnType<typeof presentItem>): AdvancedFilterCursor {
+  return {
+    blockNumber: item.block_number,
+    transactionIndex: item.transaction_index,
+    internalIndex: item.internal_transaction_index,
+    transferIndex: item.token_transfer_index,
+    batchIndex: item.token_transfer_index === null ? null : item.token_transfer_batch_index ?? 0
+  }
+}
+
+function nextPageParams (last: ReturnType<typeof presentItem>, itemsCount: number) {
+  const c = itemCursor(last)
+  return {
+    block_number: c.blockNumber,
+    transaction_index: c.transactionIndex,
+    internal_transaction_index: c.internalIndex,
+    token_transfer_index: c.transferIndex,
+    token_transfer_batch_index: c.batchIndex,
+    items_count: itemsCount + PAGE_SIZE
+  }
+}
+
+/** search_params: the names of the methods and the tokens the filters name. */
+async function searchParams (app: FastifyInstance, q: AdvancedFilterQuery) {
+  const methods = Object.fromEntries(entries(q.methods).filter((m) => SELECTOR.test(m))
+    .flatMap((m) => KNOWN_METHODS.filter((k) => k.method_id === m).map((k) => [k.method_id, k.name])))
+  const named = [...new Set([...entries(q.token_contract_address_hashes_to_include), ...entries(q.token_contract_address_hashes_to_exclude)])]
+    .filter((e) => e !== NATIVE).slice(0, MAX_LIST).map(hashBytes)
+  const tokens = Object.fromEntries((await findFilterTokens(app.db.knex, named)).map((k) => [checksumAddress(k.address), presentToken(k)]))
+  return { methods, tokens }
+}
+
+/** A Blockscout 422 for a value the schema's pattern let through but that names nothing (a 13th month). */
+const invalidDate = (field: string) => ({ errors: [{ title: 'Invalid value', source: { pointer: `/${field}` }, detail: 'Invalid date-time' }] })
+
+/** The filter a request names, its age bounds resolved to blocks; 'empty' when they hold no block; a 422 body for an impossible date. */
+async function requestFilter (app: FastifyInstance, q: AdvancedFilterQuery): Promise<AdvancedFilter | 'empty' | { errors: unknown[] }> {
+  const filter = toFilter(q)
+  const [from, to] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : new Date(v))
+  for (const [field, date] of [['age_from', from], ['age_to', to]] as const) {
+    // PostgreSQL's timestamps start at year 1: a year 0 would be its error, not the client's.
+    if (date !== undefined && !(date.getUTCFullYear() >= 1)) return invalidDate(field)
+  }
+  if (from === undefined && to === undefined) return filter
+  const blocks = await resolveAge(app.db.knex, from, to)
+  return blocks === undefined ? 'empty' : { ...filter, blocks }
+}
+
+/** Blockscout's own limit on a CSV export. */
+const CSV_MAX_ITEMS = 10_000
+const CSV_COLUMNS = ['TxHash', 'Type', 'MethodId', 'UtcTimestamp', 'FromAddress', 'ToAddress', 'CreatedContractAddress', 'Value',
+  'TokenContractAddressHash', 'TokenDecimals', 'TokenSymbol', 'TokenId', 'Amount', 'BlockNumber', 'Fee', 'Status']
+
+/** A CSV field: quoted when it holds a separator, a quote or a line break (token symbols are anyone's text). */
+const csvField = (value: string | number | null | undefined): string => {
+  const text = value === null || value === undefined ? '' : String(value)
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}
+
+function csvRow (item: ReturnType<typeof presentItem>): string {
+  const total = item.total as { value?: string | null, token_id?: string | null } | null
+  return [item.hash, item.type, item.method, item.timestamp, item.from.hash, item.to?.hash, item.created_contract?.hash, item.value,
+    item.token?.address_hash, item.token?.decimals, item.token?.symbol, total?.token_id, total === null ? null : total.value ?? '1',
+    item.block_number, item.fee, item.status].map(csvField).join(',')
+}
+
+/** The filter's items as CSV rows, page after page (each read from the indexes as the list's are), at most CSV_MAX_ITEMS. */
+async function readCsvRows (db: Knex, filter: AdvancedFilter): Promise<string[]> {
+  const lines: string[] = []
+  let cursor: AdvancedFilterCursor | undefined
+  for (let more = true; more;) {
+    const rows = await listAdvancedFilterItems(db, filter, cursor)
+    const items = rows.slice(0, PAGE_SIZE).map(presentItem)
+    lines.push(...items.slice(0, CSV_MAX_ITEMS - lines.length).map(csvRow))
+    more = rows.length > PAGE_SIZE && lines.length < CSV_MAX_ITEMS
+    cursor = itemCursor(items[items.length - 1]!)
+  }
+  return lines
+}
+
+const csvQuery = { ...advancedFilterQuery, properties: Object.fromEntries(Object.entries(advancedFilterQuery.properties).filter(([k]) => !CURSOR_KEYS.includes(k))) }
+
+export async function advancedFilterListRoute (app: FastifyInstance): Promise<void> {
+  const db = app.db.knex
+  app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters', {
+    schema: {
+      tags: ['advanced-filters'],
+      summary: 'Transactions, internal transactions and token transfers under one set of filters, newest first (50 a page)',
+      querystring: advancedFilterQuery,
+      response: { 200: advancedFilterResponse, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const q = request.query
+    const filter = await requestFilter(app, q)
+    if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
+    const search = await searchParams(app, q)
+    if (filter === 'empty') return { items: [], next_page_params: null, search_params: search }
+    const rows = await listAdvancedFilterItems(db, filter, toCursor(q))
+    const items = rows.slice(0, PAGE_SIZE).map(presentItem)
+    const next = rows.length > PAGE_SIZE ? nextPageParams(items[items.length - 1]!, q.items_count ?? 0) : null
+    return { items, next_page_params: next, search_params: search }
+  })
+
+  app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters/csv', {
+    schema: {
+      tags: ['advanced-filters'],
+      summary: `The same items as CSV, newest first, at most ${CSV_MAX_ITEMS}`,
+      querystring: csvQuery,
+      response: { 200: { type: 'string', description: 'text/csv' }, 422: validationError }
+    }
+  }, async (request, reply) => {
+    const filter = await requestFilter(app, request.query)
+    if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
+    const lines = [CSV_COLUMNS.join(','), ...filter === 'empty' ? [] : await readCsvRows(db, filter)]
+    return await reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="advanced-filter.csv"')
+      .send(lines.join('\r\n') + '\r\n')
+  })
 }

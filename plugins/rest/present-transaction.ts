@@ -35,7 +35,7 @@ export function presentToken (t: TokenTransferRecord) {
   })
 }
 
-function total (t: TokenTransferRecord) {
+export function total (t: Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'decimals'>) {
   if (t.token_type === 'ERC-20') return { value: t.amount, decimals: t.decimals === null ? null : String(t.decimals) }
   if (t.token_type === 'ERC-721') return { token_id: t.token_id, token_instance: null }
   return { token_id: t.token_id, value: t.amount, decimals: null, token_instance: null }

@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { readCounters } from '../../core/stats/counters.ts'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { readContractsPage, readMainPage, readTransactionsPage, UPDATE_STATUS } from '../../core/stats/stats-pages.ts'
+import { createAnswers, JSON_TYPE } from './answers.ts'
 import {
   contractsPageResponse, countersResponse, lineChart, mainPageResponse, sectionsResponse, statsError, transactionsPageResponse, updateStatusResponse
 } from './schemas.ts'
@@ -32,6 +33,8 @@ const fail = async (reply: FastifyReply, status: 400 | 404, message: string) =>
 async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promise<void> {
   const db = app.db.knex
   const charts = createLineCharts(coinSymbol)
+  const answers = createAnswers((err, key) => app.log.warn({ err, key }, 'reading Stats API figures failed; serving the last ones'))
+  const send = async (reply: FastifyReply, key: string, read: () => Promise<object>) => await reply.type(JSON_TYPE).send(await answers.json(key, read))
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
@@ -39,7 +42,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       return await reply.code(500).send({ code: 13, message: 'internal error' })
     })
     scope.get('/counters', { schema: { tags, summary: 'Counters, in layout order', response: { 200: countersResponse } } },
-      async () => ({ counters: await readCounters(db, coinSymbol) }))
+      async (_request, reply) => await send(reply, 'counters', async () => ({ counters: await readCounters(db, coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },
       async () => ({ sections: charts.sections() }))
     scope.get<{ Params: { name: string }, Querystring: { from?: string, to?: string, resolution?: string } }>('/lines/:name', {
@@ -65,19 +68,19 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       const resolution = (asked === 'RESOLUTION_UNSPECIFIED' ? 'DAY' : asked) as Resolution
       if (!RESOLUTIONS.includes(resolution)) return await fail(reply, 404, `resolution '${asked}' for line chart '${name}' was not found`)
       try {
-        const chart = await charts.read(db, name, { from: parseDate(request.query.from), to: parseDate(request.query.to), resolution })
-        return { chart, info }
+        const range = { from: parseDate(request.query.from), to: parseDate(request.query.to), resolution }
+        return await send(reply, `lines ${name} ${range.from} ${range.to} ${resolution}`, async () => ({ chart: await charts.read(db, name, range), info }))
       } catch (err) {
         if (err instanceof PointsLimitError) return await fail(reply, 400, err.message)
         throw err
       }
     })
     scope.get('/pages/main', { schema: { tags, summary: 'The main page\'s figures', response: { 200: mainPageResponse } } },
-      async () => await readMainPage(db, charts, coinSymbol))
+      async (_request, reply) => await send(reply, 'main', async () => await readMainPage(db, charts, coinSymbol)))
     scope.get('/pages/transactions', { schema: { tags, summary: 'The transactions page\'s figures', response: { 200: transactionsPageResponse } } },
-      async () => await readTransactionsPage(db, coinSymbol))
+      async (_request, reply) => await send(reply, 'transactions', async () => await readTransactionsPage(db, coinSymbol)))
     scope.get('/pages/contracts', { schema: { tags, summary: 'The contracts page\'s figures', response: { 200: contractsPageResponse } } },
-      async () => await readContractsPage(db, coinSymbol))
+      async (_request, reply) => await send(reply, 'contracts', async () => await readContractsPage(db, coinSymbol)))
     scope.get('/update-status', { schema: { tags, summary: 'How far the charts are updated', response: { 200: updateStatusResponse } } },
       async () => UPDATE_STATUS)
   }, { prefix: '/stats/api/v1' })

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../../../core/db/index.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../../core/db/embedded-postgres.ts'
 import { storeBlocks } from '../../../core/indexer/store.ts'
 import type { Logger } from '../../../core/logger.ts'
-import { generateBlock, type ChainShape } from './generate.ts'
+import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './generate.ts'
 import { readPostmasterPid } from '../cpu.ts'
 
 // Bump when generate.ts changes what it writes: an old fill is then rebuilt, not reused.
@@ -28,16 +28,23 @@ export type BenchDatabase = {
   close (): Promise<void>
 }
 
+/** Another shape (a smaller one for a loaded machine) gets a database of its own: the default fill stays cached. */
+const databaseName = (shape: ChainShape): string =>
+  shape.blocks === DEFAULT_SHAPE.blocks && shape.transactionsPerBlock === DEFAULT_SHAPE.transactionsPerBlock && shape.addresses === DEFAULT_SHAPE.addresses
+    ? DATABASE_NAME
+    : `${DATABASE_NAME}_${shape.blocks}x${shape.transactionsPerBlock}x${shape.addresses}`
+
 export async function openBenchDatabase (shape: ChainShape, cacheDir: string, log: Logger): Promise<BenchDatabase> {
   const server = await openServer(cacheDir, log)
+  const name = databaseName(shape)
   const url = new URL(server.adminUrl)
-  url.pathname = `/${DATABASE_NAME}`
+  url.pathname = `/${name}`
   const wanted = { blocks: shape.blocks + 1, transactions: shape.blocks * shape.transactionsPerBlock }
   let filled: BenchDatabase['filled'] = 'reused'
   let fillS = 0
   if (!await hasCounts(url.toString(), wanted)) {
-    await admin(server.adminUrl, `drop database if exists ${DATABASE_NAME} with (force)`)
-    await admin(server.adminUrl, `create database ${DATABASE_NAME}`)
+    await admin(server.adminUrl, `drop database if exists ${name} with (force)`)
+    await admin(server.adminUrl, `create database ${name}`)
     filled = 'now'
   }
   const database = await openDatabase({ url: url.toString(), dataDir: cacheDir, log })

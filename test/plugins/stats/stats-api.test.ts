@@ -9,10 +9,14 @@ import dbPlugin from '../../../plugins/db/index.ts'
 import apiDocs from '../../../plugins/api-docs/index.ts'
 import stats from '../../../plugins/stats/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { storeStatsChain } from '../../support/stats-chain.ts'
+import { makeBlock, storeStatsChain } from '../../support/stats-chain.ts'
+import { storeBlocks } from '../../../core/indexer/store.ts'
+import { REFRESH_MS } from '../../../plugins/stats/answers.ts'
+import { Ajv } from 'ajv'
+import fp from 'fastify-plugin'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
-await storeStatsChain(database.knex)
+const head = await storeStatsChain(database.knex)
 const app = Fastify()
 await app.register(apiDocs, { version: '0.0.0' })
 await app.register(dbPlugin, { database })
@@ -104,4 +108,134 @@ t.test('every route is on /api-docs', async (t) => {
   const spec = app.swagger() as { paths: Record<string, unknown> }
   for (const path of ['/stats/api/v1/counters', '/stats/api/v1/lines', '/stats/api/v1/lines/{name}', '/stats/api/v1/pages/main',
     '/stats/api/v1/pages/transactions', '/stats/api/v1/pages/contracts', '/stats/api/v1/update-status']) t.ok(spec.paths[path], path)
+})
+
+type PlanNode = { 'Node Type': string, 'Relation Name'?: string, 'Index Cond'?: string, 'Recheck Cond'?: string, Plans?: PlanNode[] }
+const CHAIN_TABLES = ['transactions', 'blocks', 'addresses']
+
+/**
+ * Scans of a table that grows with the chain that read it whole: a sequential
+ * scan, or an index scan with no condition and no limit above it. A bounded
+ * range (the newest 100 blocks, the last 24 hours' transactions) is not one.
+ */
+function wholeTableScans (node: PlanNode, limited = false): string[] {
+  const underLimit = limited || node['Node Type'] === 'Limit'
+  const own = node['Relation Name'] !== undefined && CHAIN_TABLES.includes(node['Relation Name']) &&
+    (node['Node Type'] === 'Seq Scan' || (node['Index Cond'] === undefined && node['Recheck Cond'] === undefined && !underLimit))
+    ? [`${node['Node Type']} on ${node['Relation Name']}`]
+    : []
+  return [...own, ...(node.Plans ?? []).flatMap((child) => wholeTableScans(child, underLimit))]
+}
+
+t.test('the plan test: no counter, chart or page request reads transactions, blocks or addresses whole', async (t) => {
+  const year = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10)
+  const paths = ['/stats/api/v1/counters', '/stats/api/v1/pages/main', '/stats/api/v1/pages/transactions', '/stats/api/v1/pages/contracts',
+    ...CHARTS.flatMap((id) => ['DAY', 'MONTH'].map((resolution) => `/stats/api/v1/lines/${id}?from=${year(365)}&to=${year(0)}&resolution=${resolution}`))]
+  const queries: Array<{ path: string, sql: string, bindings: unknown[] }> = []
+  let path = ''
+  const listener = (q: { sql: string, bindings?: unknown[] }) => { queries.push({ path, sql: q.sql, bindings: q.bindings ?? [] }) }
+  // An app of its own: answers the other tests read are still in the first one's memory, and would send no SQL.
+  const fresh = Fastify()
+  fresh.decorate('db', database)
+  await fresh.register(fp(async () => {}, { name: 'db' }))
+  await fresh.register(stats, { coinSymbol: 'TST' })
+  t.teardown(async () => await fresh.close())
+  database.knex.on('query', listener)
+  try {
+    for (path of paths) t.equal((await fresh.inject({ method: 'GET', url: path })).statusCode, 200, path)
+  } finally {
+    database.knex.off('query', listener)
+  }
+  for (const p of paths) t.ok(queries.some((q) => q.path === p), `${p} sent its statements`)
+  // The planner would scan tables this small whole: with scans discouraged, it shows which indexes the statements can use.
+  await database.knex.transaction(async (trx) => {
+    await trx.raw('set local enable_seqscan = off')
+    for (const q of queries) {
+      const { rows } = await trx.raw(`explain (format json) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as never)
+      t.same(wholeTableScans(rows[0]['QUERY PLAN'][0].Plan), [], `${q.path}: ${q.sql.replace(/\s+/g, ' ').slice(0, 80)}`)
+    }
+  })
+})
+
+// The shapes as ../shared/api/graphql-stats-interpreter.md 2.1 documents them,
+// written here from the document, not taken from the plugin's own schemas:
+// every key present, nothing more, every figure a string.
+const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }
+const STATUS = { enum: ['PENDING', 'WAITING_FOR_STARTING_CONDITION', 'QUEUED_FOR_INITIAL_UPDATE', 'RUNNING_INITIAL_UPDATE', 'COMPLETED_INITIAL_UPDATE'] }
+const exact = (properties: Record<string, object>, optional: string[] = []) =>
+  ({ type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties })
+const orNull = (ref: string) => ({ anyOf: [{ $ref: ref }, { type: 'null' }] })
+const DOCUMENTED = {
+  $id: 'stats',
+  definitions: {
+    counter: exact({ id: { type: 'string' }, value: { type: 'string' }, title: { type: 'string' }, units: { type: ['string', 'null'] }, description: { type: 'string' } }),
+    info: exact({
+      id: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      units: { type: ['string', 'null'] },
+      resolutions: { type: 'array', items: { enum: ['DAY', 'WEEK', 'MONTH', 'YEAR'] } }
+    }),
+    point: exact({ date: DATE, date_to: DATE, value: { type: 'string' }, is_approximate: { const: true } }, ['is_approximate']),
+    lineChart: exact({ chart: { type: 'array', items: { $ref: '#/definitions/point' } }, info: { $ref: '#/definitions/info' } }),
+    counters: exact({ counters: { type: 'array', items: { $ref: '#/definitions/counter' } } }),
+    sections: exact({
+      sections: { type: 'array', items: exact({ id: { type: 'string' }, title: { type: 'string' }, charts: { type: 'array', items: { $ref: '#/definitions/info' } } }) }
+    }),
+    mainPage: exact({
+      ...Object.fromEntries(['average_block_time', 'total_addresses', 'total_blocks', 'total_transactions', 'yesterday_transactions', 'total_operational_transactions',
+        'yesterday_operational_transactions', 'op_stack_total_operational_transactions', 'op_stack_yesterday_operational_transactions']
+        .map((k) => [k, orNull('#/definitions/counter')])),
+      ...Object.fromEntries(['daily_new_transactions', 'daily_new_operational_transactions', 'op_stack_daily_new_operational_transactions']
+        .map((k) => [k, orNull('#/definitions/lineChart')]))
+    }),
+    transactionsPage: exact(Object.fromEntries(['pending_transactions_30m', 'transactions_fee_24h', 'average_transactions_fee_24h', 'transactions_24h',
+      'operational_transactions_24h', 'op_stack_operational_transactions_24h', 'total_zetachain_cross_chain_txns', 'new_zetachain_cross_chain_txns_24h',
+      'pending_zetachain_cross_chain_txns'].map((k) => [k, orNull('#/definitions/counter')]))),
+    contractsPage: exact(Object.fromEntries(['total_contracts', 'new_contracts_24h', 'total_verified_contracts', 'new_verified_contracts_24h']
+      .map((k) => [k, orNull('#/definitions/counter')]))),
+    updateStatus: exact(Object.fromEntries(['all_status', 'independent_status', 'blocks_dependent_status', 'internal_transactions_dependent_status',
+      'user_ops_dependent_status', 'zetachain_cctx_dependent_status'].map((k) => [k, STATUS]))),
+    error: exact({ code: { type: 'integer' }, message: { type: 'string' } })
+  }
+}
+
+t.test('every answer has the shape the stats service documents (graphql-stats-interpreter.md 2.1)', async (t) => {
+  const ajv = new Ajv({ allErrors: true, strict: false })
+  ajv.addSchema(DOCUMENTED)
+  const check = (definition: string, path: string, body: unknown) => {
+    const validate = ajv.getSchema(`stats#/definitions/${definition}`)!
+    t.ok(validate(body), `${path}: ${ajv.errorsText(validate.errors)}`)
+  }
+  const cases: Array<[string, string]> = [
+    ['/stats/api/v1/counters', 'counters'], ['/stats/api/v1/lines', 'sections'], ['/stats/api/v1/pages/main', 'mainPage'],
+    ['/stats/api/v1/pages/transactions', 'transactionsPage'], ['/stats/api/v1/pages/contracts', 'contractsPage'],
+    ['/stats/api/v1/update-status', 'updateStatus'], ['/stats/api/v1/lines/noSuchChart', 'error'],
+    ['/stats/api/v1/lines/newTxns?from=0001-01-01&to=9999-12-31', 'error'],
+    ...CHARTS.flatMap((id) => ['DAY', 'WEEK', 'MONTH', 'YEAR'].map((r): [string, string] => [`/stats/api/v1/lines/${id}?resolution=${r}`, 'lineChart']))
+  ]
+  for (const [path, definition] of cases) check(definition, path, (await get(path)).body)
+  // The validator itself refuses what the document rules out.
+  const counter = { id: 'x', value: '1', title: 't', units: null, description: 'd' }
+  t.notOk(ajv.getSchema('stats#/definitions/counter')!({ ...counter, value: 1 }), 'a number where a string is documented')
+  t.notOk(ajv.getSchema('stats#/definitions/point')!({ date: '2026-01-01', date_to: '2026-01-01', value: '1', is_approximate: false }), 'is_approximate: false is omitted')
+})
+
+// Last: it adds a block.
+t.test('figures are served from memory for REFRESH_MS, then the new block shows', async (t) => {
+  const totalTxns = async () => (await get('/stats/api/v1/counters')).body.counters.find((c: { id: string }) => c.id === 'totalTxns').value as string
+  const mainTotal = async () => (await get('/stats/api/v1/pages/main')).body.total_transactions.value as string
+  const before = await totalTxns()
+  const beforeMain = await mainTotal()
+  await storeBlocks(database.knex, [makeBlock(head + 1, Date.now() - 1000, [20, 21])])
+  t.equal(await totalTxns(), before, 'read again at once: the figure in memory')
+  t.equal(await mainTotal(), beforeMain, 'the main page too')
+  const wanted = String(Number(before) + 2)
+  const deadline = Date.now() + REFRESH_MS * 10
+  let seen = before
+  while (seen !== wanted && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    seen = await totalTxns()
+  }
+  t.equal(seen, wanted, 'once stale, the next read brings the new block in')
 })

@@ -1,0 +1,228 @@
+// `npm run bench:stats`: what the Stats API costs on a big index, on
+// bench:rest's database of 1,000,000 transactions (filled once through the
+// store stage, which keeps the daily sums as the indexer does; then reused:
+// rest/fill.ts). Three parts:
+// - throughput at 32 connections (autocannon, in its own process) of
+//   /stats/api/v1/counters, /stats/api/v1/pages/main and a year of daily
+//   newTxns points, each beside /api/v2/config/backend-version (a route that
+//   reads nothing: the floor of this server and machine) in the same round;
+//   a stats route's figure is its throughput over the floor's, median of the
+//   rounds;
+// - the incremental update: what the daily sums add to the commit of one block
+//   of 200 transactions (addDailyStats on a stored block, in a transaction
+//   rolled back each time);
+// - a full `ops stats rebuild` (rebuildAndCompareDailyStats).
+// Knobs: BENCH_DURATION_S (10), BENCH_ROUNDS (3), BENCH_BLOCKS (100,000; fewer
+// for a loaded machine, in a database of their own), BENCH_PARTS (routes,
+// update,rebuild: the parts to run). Exit codes: 0 report
+// printed (targets met or not), 1 setup failed, 2 some responses failed.
+import { cpus, loadavg } from 'node:os'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { loadConfig } from '../../core/config.ts'
+import type { Database } from '../../core/db/index.ts'
+import { deleteBlocksAbove, storeBlocks } from '../../core/indexer/store.ts'
+import { createLogger } from '../../core/logger.ts'
+import { addDailyStats, rebuildAndCompareDailyStats } from '../../core/stats/daily-stats.ts'
+import stats from '../../plugins/stats/index.ts'
+import { restV2 } from '../../plugins/rest/index.ts'
+import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
+import { printTable } from './report.ts'
+import { openBenchDatabase } from './rest/fill.ts'
+import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './rest/generate.ts'
+
+const CONNECTIONS = 32
+const WARMUP_S = 2
+const SAMPLE_EVERY = 100
+const UPDATE_TRANSACTIONS = 200
+const UPDATE_REPEATS = 21
+const YEAR_DAYS = 365
+const DAY_MS = 86_400_000
+const TARGETS = { minRatio: 0.5, maxUpdateMs: 5 }
+const EXIT_SETUP_FAILED = 1
+const EXIT_BAD_RESPONSES = 2
+
+type Route = { name: string, path: string }
+type RouteFigures = Route & { rounds: LoadResult[], ratios: number[], reqPerS: number, ratio: number, p99Ms: number }
+
+function readInt (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, not ${raw}`)
+  return value
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** The REST routes and the Stats API on one Fastify over the benchmark's database, as buildApp mounts them. */
+async function startServer (database: Database): Promise<{ app: FastifyInstance, url: string }> {
+  const app = Fastify({ logger: false })
+  app.decorate('db', database)
+  await app.register(fp(async () => {}, { name: 'db' }))
+  await app.register(restV2, { prefix: '/api/v2' })
+  await app.register(stats, { coinSymbol: 'ETH' })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as { port: number }
+  return { app, url: `http://127.0.0.1:${port}` }
+}
+
+/** The floor first, then the stats routes; a year of daily points from the first indexed day. */
+async function routes (database: Database): Promise<Route[]> {
+  const { rows } = await database.knex.raw('select to_char(min(day), \'YYYY-MM-DD\') as first from stats_daily')
+  const first = rows[0].first as string
+  const last = new Date(Date.parse(first) + (YEAR_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
+  return [
+    { name: 'floor: /api/v2/config/backend-version', path: '/api/v2/config/backend-version' },
+    { name: '/stats/api/v1/counters', path: '/stats/api/v1/counters' },
+    { name: '/stats/api/v1/pages/main', path: '/stats/api/v1/pages/main' },
+    { name: `/stats/api/v1/lines/newTxns, ${YEAR_DAYS} days`, path: `/stats/api/v1/lines/newTxns?from=${first}&to=${last}&resolution=DAY` }
+  ]
+}
+
+/** Every route once a round, the floor first each time, so that each ratio compares figures taken minutes apart at most. */
+async function measureRoutes (load: LoadGenerator, url: string, list: Route[], rounds: number, durationS: number): Promise<RouteFigures[]> {
+  const results = list.map(() => [] as LoadResult[])
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, route] of list.entries()) {
+      console.error(`round ${round} of ${rounds}: ${route.name} (${WARMUP_S} + ${durationS} s)`)
+      const job = { url: url + route.path, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
+      await load.run({ ...job, durationS: WARMUP_S })
+      results[i]!.push(await load.run({ ...job, durationS }))
+    }
+  }
+  const floor = results[0]!
+  return list.map((route, i) => {
+    const runs = results[i]!
+    const ratios = runs.map((r, round) => r.reqPerS / floor[round]!.reqPerS)
+    return { ...route, rounds: runs, ratios, reqPerS: median(runs.map((r) => r.reqPerS)), ratio: median(ratios), p99Ms: median(runs.map((r) => r.p99Ms)) }
+  })
+}
+
+/**
+ * One block of 200 transactions stored on top (the whole commit timed once),
+ * then its share of the daily sums added again and again in transactions that
+ * are rolled back: that is what the Stats API adds to the indexer's commit.
+ * The block is deleted afterwards, so the database keeps the shape it is
+ * reused by.
+ */
+async function measureUpdate (database: Database, shape: ChainShape): Promise<{ storeMs: number, updateMs: number[] }> {
+  const knex = database.knex
+  const number = shape.blocks + 1
+  const block = generateBlock(number, { ...shape, transactionsPerBlock: UPDATE_TRANSACTIONS })
+  const started = performance.now()
+  await storeBlocks(knex, [block])
+  const storeMs = performance.now() - started
+  const updateMs: number[] = []
+  const rollback = new Error('rolled back on purpose')
+  try {
+    for (let i = 0; i < UPDATE_REPEATS; i++) {
+      await knex.transaction(async (trx) => {
+        const t0 = performance.now()
+        await addDailyStats(trx, number, number)
+        updateMs.push(performance.now() - t0)
+        throw rollback
+      }).catch((err: unknown) => { if (err !== rollback) throw err })
+    }
+  } finally {
+    await deleteBlocksAbove(knex, shape.blocks)
+  }
+  return { storeMs, updateMs }
+}
+
+async function measureRebuild (database: Database): Promise<{ ms: number, days: number, differences: number }> {
+  const started = performance.now()
+  const { days, differences } = await rebuildAndCompareDailyStats(database.knex)
+  return { ms: performance.now() - started, days, differences: differences.length }
+}
+
+const PARTS = ['routes', 'update', 'rebuild'] as const
+type Part = typeof PARTS[number]
+
+function readParts (): Set<Part> {
+  const raw = process.env.BENCH_PARTS
+  if (raw === undefined || raw === '') return new Set(PARTS)
+  const parts = raw.split(',').map((p) => p.trim())
+  const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p))
+  if (unknown.length > 0) throw new Error(`BENCH_PARTS takes ${PARTS.join(', ')}, not ${unknown.join(', ')}`)
+  return new Set(parts as Part[])
+}
+
+type Report = {
+  shape: ChainShape
+  figures: RouteFigures[]
+  update: { storeMs: number, updateMs: number[] } | undefined
+  rebuild: { ms: number, days: number, differences: number } | undefined
+  settings: { durationS: number, rounds: number, filled: string, fillS: number, loadBefore: number, loadAfter: number }
+}
+
+function report ({ shape, figures, update, rebuild, settings }: Report): void {
+  const ms = (v: number): string => `${v.toFixed(2)} ms`
+  const mark = (pass: boolean): string => pass ? 'PASS' : 'FAIL'
+  const updateMedian = update === undefined ? undefined : median(update.updateMs)
+  console.log(`\nStats API: ${CONNECTIONS} connections, ${settings.rounds} rounds of ${settings.durationS} s per route after ${WARMUP_S} s warm-ups, ${cpus().length} CPUs`)
+  console.log(`database: ${shape.blocks + 1} blocks, ${shape.blocks * shape.transactionsPerBlock} transactions (${settings.filled === 'now' ? `filled now in ${settings.fillS.toFixed(0)} s` : 'reused'}); ` +
+    `load average ${settings.loadBefore.toFixed(1)} before, ${settings.loadAfter.toFixed(1)} after\n`)
+  if (figures.length > 0) {
+    printTable(['route', 'req/s (median)', 'p99 (median)', 'over the floor (median)', 'per round'],
+      figures.map((f) => [f.name, f.reqPerS.toFixed(0), ms(f.p99Ms), f.ratio.toFixed(2), f.ratios.map((r) => r.toFixed(2)).join(' / ')]))
+  }
+  if (update !== undefined) {
+    console.log(`\nincremental update of a ${UPDATE_TRANSACTIONS}-transaction block: ${ms(updateMedian!)} median of ${update.updateMs.length} ` +
+      `(${ms(Math.min(...update.updateMs))} to ${ms(Math.max(...update.updateMs))}); the whole commit of that block ${ms(update.storeMs)}`)
+  }
+  if (rebuild !== undefined) console.log(`full stats rebuild: ${(rebuild.ms / 1000).toFixed(1)} s for ${rebuild.days} days, ${rebuild.differences} differences from the incremental figures`)
+  console.log(`\nTargets: each stats route >= ${TARGETS.minRatio}x the floor's throughput; the update <= ${TARGETS.maxUpdateMs} ms`)
+  for (const f of figures.slice(1)) console.log(`${mark(f.ratio >= TARGETS.minRatio)} ${f.name}: ${f.ratio.toFixed(2)}`)
+  if (updateMedian !== undefined) console.log(`${mark(updateMedian <= TARGETS.maxUpdateMs)} update: ${ms(updateMedian)}`)
+  console.log('')
+  console.log(JSON.stringify({ ...settings, shape, connections: CONNECTIONS, targets: TARGETS, figures, update: update === undefined ? undefined : { ...update, medianMs: updateMedian }, rebuild }))
+}
+
+async function main (): Promise<number> {
+  const log = createLogger({ level: 'warn' })
+  let durationS: number
+  let rounds: number
+  let parts: Set<Part>
+  let shape: ChainShape
+  let bench: Awaited<ReturnType<typeof openBenchDatabase>>
+  let server: Awaited<ReturnType<typeof startServer>>
+  try {
+    durationS = readInt('BENCH_DURATION_S', 10)
+    rounds = readInt('BENCH_ROUNDS', 3)
+    parts = readParts()
+    shape = { ...DEFAULT_SHAPE, blocks: readInt('BENCH_BLOCKS', DEFAULT_SHAPE.blocks) }
+    const { cacheDir } = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.' }).geth
+    console.error(`opening the benchmark database (${shape.blocks} blocks x ${shape.transactionsPerBlock} transactions; filled once, then reused)`)
+    bench = await openBenchDatabase(shape, cacheDir, log)
+    server = await startServer(bench.database)
+  } catch (err) {
+    console.error(`setup failed: ${(err as Error).stack ?? String(err)}`)
+    return EXIT_SETUP_FAILED
+  }
+  const load = startLoadGenerator()
+  try {
+    const loadBefore = loadavg()[0]!
+    const figures = parts.has('routes') ? await measureRoutes(load, server.url, await routes(bench.database), rounds, durationS) : []
+    if (parts.has('update')) console.error(`timing the incremental update of a ${UPDATE_TRANSACTIONS}-transaction block`)
+    const update = parts.has('update') ? await measureUpdate(bench.database, shape) : undefined
+    if (parts.has('rebuild')) console.error('timing a full stats rebuild')
+    const rebuild = parts.has('rebuild') ? await measureRebuild(bench.database) : undefined
+    report({ shape, figures, update, rebuild, settings: { durationS, rounds, filled: bench.filled, fillS: bench.fillS, loadBefore, loadAfter: loadavg()[0]! } })
+    const bad = figures.some((f) => f.rounds.some((r) => r.non200 + r.errors + r.sampleFailures > 0))
+    return bad || (rebuild?.differences ?? 0) > 0 ? EXIT_BAD_RESPONSES : 0
+  } catch (err) {
+    console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`)
+    return EXIT_SETUP_FAILED
+  } finally {
+    await load.close()
+    await server.app.close()
+    await bench.close()
+  }
+}
+
+process.exit(await main())
