@@ -6,7 +6,8 @@ import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
-import { envelopeSchema, notOk } from './envelope.ts'
+import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
+import { NotOkError } from './params.ts'
 
 export const ETHERSCAN_PATH = '/api'
 
@@ -33,6 +34,15 @@ const paramValidators = new Map<EtherscanAction, ValidateFunction>(actions.map((
 
 async function etherscan (app: FastifyInstance): Promise<void> {
   const context = { db: app.db.knex }
+  /** A parameter the action cannot use answers status "0" with the reason. */
+  const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
+    try {
+      return await handler.run(params, context)
+    } catch (error) {
+      if (error instanceof NotOkError) return error.envelope
+      throw error
+    }
+  }
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       const status = error.statusCode ?? 500
@@ -46,7 +56,8 @@ async function etherscan (app: FastifyInstance): Promise<void> {
         summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
         querystring,
         response: {
-          200: envelopeSchema({ anyOf: actions.map((a) => a.result) }),
+          // An error's null or a list's [] first: the serializer takes the first branch a result fits.
+          200: envelopeSchema({ anyOf: [{ type: 'null' }, ...actions.map((a) => a.result)] }),
           400: envelopeSchema({ type: 'null' })
         }
       }
@@ -60,7 +71,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
       const missing = handler.required.find((name) => request.query[name] === undefined)
       if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
       if (!paramValidators.get(handler)!(request.query)) return notOk('Invalid parameters')
-      return await handler.run(request.query as Record<string, string>, context)
+      return await runAction(handler, request.query as Record<string, string>)
     })
   })
 }
