@@ -4,10 +4,16 @@
 import type { EtherscanAction } from './action.ts'
 import { ACCOUNT_ACTIONS } from './account.ts'
 import { BLOCK_ACTIONS } from './block.ts'
+import { LOGS_ACTIONS } from './logs.ts'
+import { STATS_ACTIONS } from './stats.ts'
+import { TRANSACTION_ACTIONS } from './transaction.ts'
 
 export type { ActionContext, EtherscanAction } from './action.ts'
 
 export const ETHERSCAN_MODULES: Record<string, Record<string, EtherscanAction>> = {
   account: ACCOUNT_ACTIONS,
-  block: BLOCK_ACTIONS
+  block: BLOCK_ACTIONS,
+  logs: LOGS_ACTIONS,
+  transaction: TRANSACTION_ACTIONS,
+  stats: STATS_ACTIONS
 }

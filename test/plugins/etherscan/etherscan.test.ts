@@ -73,8 +73,9 @@ t.test('a missing or unknown module or action answers 400 in the envelope', asyn
 t.test('/api is in the API reference with the parameters of every action', async (t) => {
   const document = (await get('/api-docs/json')).json()
   const names = (document.paths['/api']?.get?.parameters ?? []).map((p: { name: string }) => p.name)
-  t.same(names.sort(), ['action', 'address', 'blockno', 'closest', 'contractaddress', 'endblock', 'module', 'offset', 'page', 'sort', 'startblock', 'tag',
-    'timestamp', 'txhash'])
+  t.same(names.sort(), ['action', 'address', 'blockno', 'closest', 'contractaddress', 'endblock', 'fromBlock', 'module', 'offset', 'page', 'sort',
+    'startblock', 'tag', 'timestamp', 'toBlock', 'topic0', 'topic0_1_opr', 'topic0_2_opr', 'topic0_3_opr', 'topic1', 'topic1_2_opr', 'topic1_3_opr',
+    'topic2', 'topic2_3_opr', 'topic3', 'txhash'])
 })
 
 t.test('an unknown apikey answers 401 (API keys apply to /api as to the REST API)', async (t) => {
