@@ -4,13 +4,20 @@
 // callTracer frames, decoded logs), in Etherscan's field order, paged and
 // sorted both ways; balances against eth_getBalance and balanceOf.
 import t from 'tap'
-import { Interface, Wallet } from 'ethers'
+import { Contract, Interface, Wallet } from 'ethers'
 import { buildActivityChain, MANY } from '../../support/activity-chain.ts'
+import { restartSealing } from '../../support/blocks.ts'
+import { waitForReceipt } from '../../support/chain.ts'
 import { involves, readNodeChain, shaped, type NodeChain } from '../../support/etherscan-node.ts'
+import { waitForIndexed } from '../../support/indexer.ts'
 
 const chain = await buildActivityChain(t)
-const { app, head, receipts, contracts } = chain
+const { app, receipts, contracts } = chain
 const rpc = app.geth.rpc
+// A failed inner call under a successful transaction: Caller.tryFail() calls its own fail(), which reverts.
+const tryFail = await new Contract(contracts.caller, ['function tryFail()'], chain.wallets[0]).getFunction('tryFail')({ gasLimit: 200_000 })
+const failedInner = await waitForReceipt(chain.provider, tryFail.hash, undefined, async () => await restartSealing(rpc))
+const head = await waitForIndexed(app)
 const node: NodeChain = await readNodeChain(rpc, head)
 const [alice, bob] = chain.wallets.map((w) => w.address.toLowerCase()) as [string, string]
 const get = async (query: string) => {
@@ -95,6 +102,9 @@ t.test('txlistinternal: by address, by transaction and by block range, as the no
   t.same(found, ofFan, 'the fan-out\'s frames, no hash nor traceId')
   t.same(Object.keys(found[0]), INTERNAL_OF_TX_FIELDS)
   t.same(await results(`action=txlistinternal&txhash=${receipts.fan.hash}&page=2&offset=25&sort=desc`), [...ofFan].reverse().slice(25, 50), 'paged')
+  const failed = await results(`action=txlistinternal&txhash=${failedInner!.hash}`)
+  t.match(failed, [{ type: 'call', isError: '1', errCode: 'execution reverted' }], 'a failed inner call, as the node traced it')
+  t.same(failed, node.frames.filter((f) => f.hash === failedInner!.hash).map(shaped(INTERNAL_OF_TX_FIELDS)))
   const spawn = await results(`action=txlistinternal&txhash=${receipts.spawn.hash}`)
   t.match(spawn, [{ type: 'create', to: '', contractAddress: /^0x[0-9a-f]{40}$/ }], 'an internal creation')
   const fanBlock = Number(receipts.fan.blockNumber)
