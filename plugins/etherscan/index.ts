@@ -25,8 +25,32 @@ const querystring = {
       description: Object.entries(ETHERSCAN_MODULES).map(([module, byAction]) =>
         `${module}: ${Object.entries(byAction).map(([name, a]) => `${name} (${a.summary})`).join(', ')}`).join('; ')
     },
-    ...Object.assign({}, ...actions.map((a) => a.params))
+    ...documentedParams()
   }
+}
+
+/**
+ * Every action's parameters. A name several actions take with different
+ * meanings (address: one, up to 20, or a log's emitter) says each, with the
+ * actions it applies to.
+ */
+function documentedParams (): Record<string, { type: string, description: string }> {
+  const uses = new Map<string, { type: string, byDescription: Map<string, string[]> }>()
+  for (const [module, byAction] of Object.entries(ETHERSCAN_MODULES)) {
+    for (const [action, { params }] of Object.entries(byAction)) {
+      for (const [name, { type, description }] of Object.entries(params)) {
+        const use = uses.get(name) ?? { type, byDescription: new Map() }
+        use.byDescription.set(description, [...use.byDescription.get(description) ?? [], `${module}.${action}`])
+        uses.set(name, use)
+      }
+    }
+  }
+  return Object.fromEntries([...uses].map(([name, { type, byDescription }]) => [name, {
+    type,
+    description: byDescription.size === 1
+      ? [...byDescription.keys()][0]!
+      : [...byDescription].map(([description, where]) => `${where.join(', ')}: ${description}`).join('; ')
+  }]))
 }
 
 const ajv = new Ajv({ allErrors: false })

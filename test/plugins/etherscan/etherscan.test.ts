@@ -76,6 +76,10 @@ t.test('/api is in the API reference with the parameters of every action', async
   t.same(names.sort(), ['action', 'address', 'blockno', 'closest', 'contractaddress', 'endblock', 'fromBlock', 'module', 'offset', 'page', 'sort',
     'startblock', 'tag', 'timestamp', 'toBlock', 'topic0', 'topic0_1_opr', 'topic0_2_opr', 'topic0_3_opr', 'topic1', 'topic1_2_opr', 'topic1_3_opr',
     'topic2', 'topic2_3_opr', 'topic3', 'txhash'])
+  const address = document.paths['/api'].get.parameters.find((p: { name: string }) => p.name === 'address').description
+  t.match(address, /account\.balancemulti: Up to 20 addresses/, 'a parameter with several meanings says each')
+  t.match(address, /logs\.getLogs: The emitting contract/)
+  t.match(address, /account\.balance, [^:]*account\.txlist[^:]*: A 0x-prefixed 20-byte address/)
 })
 
 t.test('an unknown apikey answers 401 (API keys apply to /api as to the REST API)', async (t) => {
