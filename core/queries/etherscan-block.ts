@@ -8,9 +8,10 @@ export type Closest = 'before' | 'after'
 /** The newest block at or before `epochS`, or the oldest at or after it; undefined when there is none. */
 export async function findBlockNumberByTime (db: Knex, epochS: number, closest: Closest): Promise<string | undefined> {
   const sql = closest === 'before'
-    ? 'select number::text from blocks where timestamp <= to_timestamp(?) order by timestamp desc, number desc limit 1'
-    : 'select number::text from blocks where timestamp >= to_timestamp(?) order by timestamp, number limit 1'
-  const { rows } = await db.raw(sql, [epochS])
+    ? 'select b.number from blocks b where b.timestamp <= to_timestamp(?) order by b.timestamp desc, b.number desc limit 1'
+    : 'select b.number from blocks b where b.timestamp >= to_timestamp(?) order by b.timestamp, b.number limit 1'
+  // Ordered by the bigint column, cast after: "order by number" would sort an output column number::text as text ('9' after '10').
+  const { rows } = await db.raw(`select number::text from (${sql}) closest`, [epochS])
   return rows[0]?.number
 }
 
