@@ -15,6 +15,7 @@ import { JSON_RPC_ERRORS } from '../core/json-rpc/errors.ts'
 import { METHODS } from '../core/json-rpc/methods.ts'
 import { ERROR_CODES as GRAPHQL_ERROR_CODES } from '../plugins/graphql/errors.ts'
 import apiDocs from '../plugins/api-docs/index.ts'
+import { ETHERSCAN_MODULES } from '../plugins/etherscan/actions.ts'
 import rest from '../plugins/rest/index.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -118,6 +119,18 @@ const withoutTrailingSlash = (path: string): string => path.length > 1 ? path.re
 function documentedRoutes (text: string): string[] {
   return [...text.matchAll(/`GET (\/api\/[^`?\s]*)/g)].map(([, path]) => `GET ${withoutTrailingSlash(path!).replace(/\{[^}]+\}/g, '{}')}`)
 }
+
+t.test('every Etherscan-style module and action has a row in docs/etherscan-api.md', async (t) => {
+  const text = doc('etherscan-api.md')
+  for (const [module, byAction] of Object.entries(ETHERSCAN_MODULES)) {
+    const section = text.split('\n## ').find((part) => part.startsWith(`${module}\n`))
+    if (section === undefined) {
+      t.fail(`no section "## ${module}"`)
+      continue
+    }
+    for (const action of Object.keys(byAction)) t.ok(rowOf(section, action), `${module}.${action}`)
+  }
+})
 
 t.test('every REST route the app registers is listed in docs/rest-api.md, and nothing else', async (t) => {
   const registered = await registeredRestRoutes()

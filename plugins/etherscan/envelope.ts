@@ -7,6 +7,8 @@ export type Envelope = { status: '0' | '1', message: string, result: unknown }
 
 export const ok = (result: unknown): Envelope => ({ status: '1', message: 'OK', result })
 export const notOk = (message: string, result: unknown = null): Envelope => ({ status: '0', message, result })
+/** A list: an empty one is status "0" with Etherscan's message and an empty result ("No transactions found"). */
+export const okList = (rows: unknown[], emptyMessage: string): Envelope => rows.length === 0 ? notOk(emptyMessage, []) : ok(rows)
 
 /** The response schema shared by every action: `result` is the action's own. */
 export const envelopeSchema = (result: object) => ({

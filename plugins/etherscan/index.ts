@@ -6,7 +6,8 @@ import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
-import { envelopeSchema, notOk } from './envelope.ts'
+import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
+import { NotOkError } from './params.ts'
 
 export const ETHERSCAN_PATH = '/api'
 
@@ -24,8 +25,32 @@ const querystring = {
       description: Object.entries(ETHERSCAN_MODULES).map(([module, byAction]) =>
         `${module}: ${Object.entries(byAction).map(([name, a]) => `${name} (${a.summary})`).join(', ')}`).join('; ')
     },
-    ...Object.assign({}, ...actions.map((a) => a.params))
+    ...documentedParams()
   }
+}
+
+/**
+ * Every action's parameters. A name several actions take with different
+ * meanings (address: one, up to 20, or a log's emitter) says each, with the
+ * actions it applies to.
+ */
+function documentedParams (): Record<string, { type: string, description: string }> {
+  const uses = new Map<string, { type: string, byDescription: Map<string, string[]> }>()
+  for (const [module, byAction] of Object.entries(ETHERSCAN_MODULES)) {
+    for (const [action, { params }] of Object.entries(byAction)) {
+      for (const [name, { type, description }] of Object.entries(params)) {
+        const use = uses.get(name) ?? { type, byDescription: new Map() }
+        use.byDescription.set(description, [...use.byDescription.get(description) ?? [], `${module}.${action}`])
+        uses.set(name, use)
+      }
+    }
+  }
+  return Object.fromEntries([...uses].map(([name, { type, byDescription }]) => [name, {
+    type,
+    description: byDescription.size === 1
+      ? [...byDescription.keys()][0]!
+      : [...byDescription].map(([description, where]) => `${where.join(', ')}: ${description}`).join('; ')
+  }]))
 }
 
 const ajv = new Ajv({ allErrors: false })
@@ -33,6 +58,15 @@ const paramValidators = new Map<EtherscanAction, ValidateFunction>(actions.map((
 
 async function etherscan (app: FastifyInstance): Promise<void> {
   const context = { db: app.db.knex }
+  /** A parameter the action cannot use answers status "0" with the reason. */
+  const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
+    try {
+      return await handler.run(params, context)
+    } catch (error) {
+      if (error instanceof NotOkError) return error.envelope
+      throw error
+    }
+  }
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       const status = error.statusCode ?? 500
@@ -46,7 +80,8 @@ async function etherscan (app: FastifyInstance): Promise<void> {
         summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
         querystring,
         response: {
-          200: envelopeSchema({ anyOf: actions.map((a) => a.result) }),
+          // An error's null or a list's [] first: the serializer takes the first branch a result fits.
+          200: envelopeSchema({ anyOf: [{ type: 'null' }, ...actions.map((a) => a.result)] }),
           400: envelopeSchema({ type: 'null' })
         }
       }
@@ -60,7 +95,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
       const missing = handler.required.find((name) => request.query[name] === undefined)
       if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
       if (!paramValidators.get(handler)!(request.query)) return notOk('Invalid parameters')
-      return await handler.run(request.query as Record<string, string>, context)
+      return await runAction(handler, request.query as Record<string, string>)
     })
   })
 }

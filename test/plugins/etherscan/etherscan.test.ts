@@ -6,6 +6,7 @@ import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { PACE_BLOCKS } from '../../../core/stats/chain-stats.ts'
+import { ETHERSCAN_MODULES } from '../../../plugins/etherscan/actions.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -72,5 +73,35 @@ t.test('a missing or unknown module or action answers 400 in the envelope', asyn
 t.test('/api is in the API reference with the parameters of every action', async (t) => {
   const document = (await get('/api-docs/json')).json()
   const names = (document.paths['/api']?.get?.parameters ?? []).map((p: { name: string }) => p.name)
-  t.same(names.sort(), ['action', 'blockno', 'module'])
+  t.same(names.sort(), ['action', 'address', 'blockno', 'closest', 'contractaddress', 'endblock', 'fromBlock', 'module', 'offset', 'page', 'sort',
+    'startblock', 'tag', 'timestamp', 'toBlock', 'topic0', 'topic0_1_opr', 'topic0_2_opr', 'topic0_3_opr', 'topic1', 'topic1_2_opr', 'topic1_3_opr',
+    'topic2', 'topic2_3_opr', 'topic3', 'txhash'])
+  const address = document.paths['/api'].get.parameters.find((p: { name: string }) => p.name === 'address').description
+  t.match(address, /account\.balancemulti: Up to 20 addresses/, 'a parameter with several meanings says each')
+  t.match(address, /logs\.getLogs: The emitting contract/)
+  t.match(address, /account\.balance, [^:]*account\.txlist[^:]*: A 0x-prefixed 20-byte address/)
+})
+
+t.test('an unknown apikey answers 401 (API keys apply to /api as to the REST API)', async (t) => {
+  const response = await get(`/api?module=block&action=getblockcountdown&blockno=${head + 1}&apikey=no-such-key`)
+  t.equal(response.statusCode, 401)
+  t.match(response.json(), { code: 'GW_ERR_API_KEY_INVALID', message: /Invalid API key/ })
+  t.equal((await get(`/api?module=block&action=getblockcountdown&blockno=${head + 1}`)).statusCode, 200, 'without a key: served')
+})
+
+t.test('every action\'s result schema is strict: the serializer writes a result in the first branch it fits', async (t) => {
+  // A loose object schema (properties not all required, or others allowed)
+  // would take another action's result and strip its fields.
+  const strict = (schema: any, where: string): void => {
+    if (schema.anyOf !== undefined) return schema.anyOf.forEach((s: unknown, i: number) => strict(s, `${where}/${i}`))
+    const types = [schema.type].flat()
+    if (types.includes('array') && schema.items !== undefined) strict(schema.items, `${where}[]`)
+    if (types.includes('object')) {
+      t.equal(schema.additionalProperties, false, `${where}: no other properties`)
+      t.same([...schema.required].sort(), Object.keys(schema.properties).sort(), `${where}: every property required`)
+    }
+  }
+  for (const [module, byAction] of Object.entries(ETHERSCAN_MODULES)) {
+    for (const [action, a] of Object.entries(byAction)) strict(a.result, `${module}.${action}`)
+  }
 })
