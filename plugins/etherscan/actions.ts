@@ -5,6 +5,7 @@
 import type { Knex } from 'knex'
 import { readBlockCountdown } from '../../core/queries/block-countdown.ts'
 import { notOk, ok, type Envelope } from './envelope.ts'
+import { contract } from './contract.ts'
 
 export type ActionContext = { db: Knex }
 
@@ -49,5 +50,6 @@ const getblockcountdown: EtherscanAction = {
 }
 
 export const ETHERSCAN_MODULES: Record<string, Record<string, EtherscanAction>> = {
-  block: { getblockcountdown }
+  block: { getblockcountdown },
+  contract
 }

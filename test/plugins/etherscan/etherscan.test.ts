@@ -6,6 +6,7 @@ import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { PACE_BLOCKS } from '../../../core/stats/chain-stats.ts'
+import { ETHERSCAN_MODULES } from '../../../plugins/etherscan/actions.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -72,5 +73,7 @@ t.test('a missing or unknown module or action answers 400 in the envelope', asyn
 t.test('/api is in the API reference with the parameters of every action', async (t) => {
   const document = (await get('/api-docs/json')).json()
   const names = (document.paths['/api']?.get?.parameters ?? []).map((p: { name: string }) => p.name)
-  t.same(names.sort(), ['action', 'blockno', 'module'])
+  const expected = new Set(['action', 'module', ...Object.values(ETHERSCAN_MODULES).flatMap((byAction) => Object.values(byAction).flatMap((a) => Object.keys(a.params)))])
+  t.ok(expected.has('blockno') && expected.has('contractaddress'))
+  t.same(names.sort(), [...expected].sort())
 })
