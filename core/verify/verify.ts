@@ -88,6 +88,20 @@ function findMatch (list: Candidate[], deployed: string, creationInput: string |
   throw new VerifyBytecodeMismatchError(list.length === 1 ? `${list[0]!.path}:${list[0]!.name} compiles to other code` : `none of ${list.length} contracts compiled matches`)
 }
 
+/**
+ * The libraries the contract calls: those solc left unlinked, at the
+ * addresses the deployed code holds, and those the settings linked (named
+ * under the file that defines them).
+ */
+function externalLibraries (candidate: Candidate, code: string, settings: Record<string, unknown>, contracts: Record<string, Record<string, unknown>>) {
+  const fromCode = linkedLibraries(candidate.output.evm.deployedBytecode.linkReferences, code)
+  const linked = (settings.libraries ?? {}) as Record<string, Record<string, string>>
+  const fromSettings = Object.entries(linked).flatMap(([file, byName]) => Object.entries(byName)
+    .filter(([name]) => contracts[file]?.[name] !== undefined)
+    .map(([name, libraryAddress]) => [`${file}:${name}`, libraryAddress.toLowerCase()] as const))
+  return Object.entries({ ...Object.fromEntries(fromSettings), ...fromCode }).map(([name, libraryAddress]) => ({ name, address: libraryAddress }))
+}
+
 /** Verifies one contract; throws a coded GW_ERR_VERIFY_* error and stores nothing when it cannot. */
 export async function verifyContract (deps: VerifierDeps, request: VerificationRequest): Promise<VerificationResult> {
   const address = request.address.toLowerCase()
@@ -112,7 +126,8 @@ export async function verifyContract (deps: VerifierDeps, request: VerificationR
   if (constructorArgs !== null && request.autodetectConstructorArgs === false && given !== constructorArgs) {
     throw new VerifyConstructorArgsMismatchError('0x' + given, '0x' + constructorArgs)
   }
-  const args = constructorArgs ?? (given === '' ? null : given)
+  const found = constructorArgs ?? given
+  const args = found === '' ? null : found
   const optimizer = (settings.optimizer ?? {}) as { enabled?: boolean, runs?: number }
   const contract: VerifiedContract = {
     address,
@@ -129,8 +144,7 @@ export async function verifyContract (deps: VerifierDeps, request: VerificationR
     optimization: optimizer.enabled === true,
     optimizationRuns: optimizer.enabled === true ? (optimizer.runs ?? 200) : null,
     licenseType: request.licenseType ?? null,
-    externalLibraries: Object.entries(linkedLibraries(candidate.output.evm.deployedBytecode.linkReferences, code))
-      .map(([name, libraryAddress]) => ({ name, address: libraryAddress })),
+    externalLibraries: externalLibraries(candidate, code, settings, output.contracts ?? {}),
     verificationMethod: request.method,
     verifiedAt: new Date()
   }

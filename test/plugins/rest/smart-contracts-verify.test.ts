@@ -5,7 +5,7 @@
 // EIP-1167 clone, a factory's children (bytecode twins), and every way a
 // verification can fail, storing nothing.
 import t from 'tap'
-import { AbiCoder, getAddress } from 'ethers'
+import { AbiCoder, getAddress, getCreateAddress } from 'ethers'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
@@ -27,6 +27,25 @@ const tokenArgs = (name: string, supply: bigint) => AbiCoder.defaultAbiCoder().e
 const tokenA = await sender.deploy(token.bytecode + tokenArgs('Token A', 1000n))
 const tokenB = await sender.deploy(token.bytecode + tokenArgs('Token B', 7n))
 const tokenC = await sender.deploy(token.bytecode + tokenArgs('Token C', 9n))
+
+// A library and a contract linked to it (its placeholder replaced by the library's address).
+const linkedSource = await readFixture('Linked.sol')
+const linkedInput = standardInput({ 'Linked.sol': linkedSource })
+const library = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', 'Scale').bytecode)
+const scaled = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', 'ScaledCounter').bytecode.replace(/__\$[0-9a-f]{34}\$__/g, library.address.slice(2)))
+
+// An implementation, an EIP-1967 proxy to it, a factory's children (same code) and an EIP-1167 clone of it.
+const proxiesSource = await readFixture('Proxies.sol')
+const proxiesInput = standardInput({ 'Proxies.sol': proxiesSource })
+const [counterCode, proxyCode, factoryCode] = ['Counter', 'SlotProxy', 'Factory'].map((name) => compileStandard(proxiesInput, 'Proxies.sol', name))
+const counter = await sender.deploy(counterCode!.bytecode)
+const proxy = await sender.deploy(proxyCode!.bytecode + AbiCoder.defaultAbiCoder().encode(['address'], [counter.address]).slice(2))
+const factory = await sender.deploy(factoryCode!.bytecode)
+await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
+await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
+await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('clone', [counter.address]))
+// A contract's nonce starts at 1 (EIP-161).
+const [child1, child2, clone] = [1, 2, 3].map((nonce) => getCreateAddress({ from: factory.address, nonce }).toLowerCase()) as [string, string, string]
 await waitForIndexed(app)
 
 /** A multipart form as Blockscout's front end sends it (fetch over the real socket). */
@@ -163,4 +182,64 @@ t.test('failures answer a clear error and store nothing', async (t) => {
   const detail = (await get(`/api/v2/smart-contracts/${tokenC.address}`)).json()
   t.equal(detail.is_verified, undefined, 'tokenC is not verified: the six keys only')
   t.equal((await get('/api/v2/smart-contracts/counters')).json().verified_smart_contracts, '2')
+})
+
+t.test('multi-part verifies a contract linked to a library: a wrong library address does not match, the right one does, and without one it is read from the code', async (t) => {
+  const fields = { compiler_version: BUNDLED_VERSION, is_optimization_enabled: 'true', optimization_runs: '200', evm_version: 'paris' }
+  const files = { 'Linked.sol': linkedSource }
+  const wrong = await postForm(via(scaled.address, 'multi-part'), { ...fields, libraries: JSON.stringify({ Scale: '0x' + '11'.repeat(20) }) }, files)
+  t.equal(wrong.status, 400)
+  t.match(wrong.json.message, /does not match/)
+  t.equal(await findVerifiedContract(db, scaled.address), null)
+
+  // Linked by the compiler: the settings (in the metadata) differ from the deployer's, who linked afterwards.
+  const named = await postForm(via(scaled.address, 'multi-part'), { ...fields, libraries: JSON.stringify({ Scale: library.address }) }, files)
+  t.same(named, { status: 200, json: { message: 'Smart-contract verification started' } })
+  const partial = (await get(`/api/v2/smart-contracts/${scaled.address}`)).json()
+  t.match(partial, { is_partially_verified: true })
+  t.same(partial.external_libraries, [{ name: 'Linked.sol:Scale', address_hash: getAddress(library.address) }])
+
+  const answer = await postForm(via(scaled.address, 'multi-part'), fields, files)
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  const detail = (await get(`/api/v2/smart-contracts/${scaled.address}`)).json()
+  t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
+  t.match(detail, { name: 'ScaledCounter', is_fully_verified: true, file_path: 'Linked.sol', constructor_args: null, decoded_constructor_args: null })
+  t.same(detail.external_libraries, [{ name: 'Linked.sol:Scale', address_hash: getAddress(library.address) }], 'read from the deployed code')
+})
+
+t.test('proxies: an EIP-1967 proxy and an EIP-1167 clone name their implementation, with its name once verified', async (t) => {
+  const before = (await get(`/api/v2/smart-contracts/${proxy.address}`)).json()
+  t.match(before, { proxy_type: 'eip1967', implementations: [{ address_hash: getAddress(counter.address), name: null }] })
+  t.equal(before.is_verified, undefined, 'the proxy itself is not verified')
+  const answer = await postJson(via(counter.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Proxies.sol:Counter', input: proxiesInput })
+  t.equal(answer.status, 200)
+  for (const [address, type] of [[proxy.address, 'eip1967'], [clone, 'eip1167']] as const) {
+    // The proxy reading is kept 10 s, the implementation's name is read each time.
+    const detail = (await get(`/api/v2/smart-contracts/${address}`)).json()
+    t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
+    t.match(detail, { proxy_type: type, implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }] }, type)
+  }
+  t.match((await get(`/api/v2/smart-contracts/${counter.address}`)).json(), { proxy_type: null, implementations: [] }, 'the implementation is no proxy')
+})
+
+t.test('a factory\'s child with a verified twin shows as verified by similarity, without being stored', async (t) => {
+  const before = (await get(`/api/v2/smart-contracts/${child2}`)).json()
+  t.equal(before.is_verified, undefined)
+  // child1 was made by Factory.make(): its creation code is the CREATE frame's input.
+  const answer = await postJson(via(child1, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Child', input: proxiesInput })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  t.match((await get(`/api/v2/smart-contracts/${child1}`)).json(), { name: 'Child', is_fully_verified: true, verified_twin_address_hash: null })
+  const twin = (await get(`/api/v2/smart-contracts/${child2}`)).json()
+  t.equal(detailSpec?.(twin), undefined, 'matches Blockscout\'s SmartContract schema')
+  t.match(twin, {
+    is_verified: true,
+    is_partially_verified: true,
+    is_fully_verified: false,
+    verified_twin_address_hash: getAddress(child1),
+    name: 'Child',
+    source_code: proxiesSource,
+    constructor_args: null
+  })
+  t.equal(await findVerifiedContract(db, child2), null, 'the twin is not stored as verified')
+  t.equal((await get(`/api/v2/smart-contracts/${factory.address}`)).json().is_verified, undefined, 'other code has no twin')
 })
