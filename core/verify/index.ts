@@ -21,8 +21,13 @@ export type VerificationJob =
   | { status: 'verified' | 'already-verified', result: VerificationResult }
   | { status: 'failed', error: string }
 
+/** Told after each verification ends, as Blockscout's socket tells the verification form (event verification_result). */
+export type VerificationEvent = { address: string, status: 'success' } | { address: string, status: 'error', errors: Record<string, string[]> }
+
 export type Verifier = {
   compiler: Compiler
+  /** Calls `listener` after every verification; returns the unsubscribe. */
+  subscribe (listener: (event: VerificationEvent) => void): () => void
   /** Verifies now; throws a coded GW_ERR_VERIFY_* error. */
   verify (request: VerificationRequest): Promise<VerificationResult>
   /** Queues a verification and returns its guid at once. */
@@ -37,6 +42,14 @@ export type Verifier = {
 
 export type VerifierOptions = { db: Knex, rpc: RpcClient | undefined, log: Logger, compiler: CompilerOptions }
 
+/** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
+const ERROR_FIELDS: Record<string, string> = {
+  GW_ERR_VERIFY_COMPILER_UNAVAILABLE: 'compiler_version',
+  GW_ERR_VERIFY_COMPILER_MISMATCH: 'compiler_version',
+  GW_ERR_VERIFY_CONSTRUCTOR_ARGS_MISMATCH: 'constructor_arguments',
+  GW_ERR_VERIFY_NOT_CONTRACT: 'address_hash'
+}
+
 /** Jobs are remembered this long after they end: Etherscan clients poll for a minute or two. */
 const JOB_TTL_MS = 60 * 60 * 1000
 const MAX_JOBS = 10_000
@@ -45,6 +58,10 @@ export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: Ver
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
+  const listeners = new Set<(event: VerificationEvent) => void>()
+  const tell = (event: VerificationEvent): void => {
+    for (const listener of listeners) listener(event)
+  }
 
   function forgetOld (): void {
     const now = Date.now()
@@ -57,8 +74,20 @@ export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: Ver
   const verifier: Verifier = {
     compiler,
     proxies: rpc === undefined ? undefined : createProxyDetector(rpc),
+    subscribe (listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
     async verify (request) {
-      const result = await verifyContract({ db, rpc, compiler }, request)
+      let result: VerificationResult
+      try {
+        result = await verifyContract({ db, rpc, compiler }, request)
+      } catch (error) {
+        const { code, message } = error as { code?: string, message: string }
+        tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })
+        throw error
+      }
+      tell({ address: result.contract.address, status: 'success' })
       log.info({ address: result.contract.address, name: result.contract.name, match: result.contract.matchType, status: result.status, method: request.method }, 'contract verification')
       return result
     },

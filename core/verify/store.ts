@@ -112,6 +112,8 @@ export async function listVerifiedContracts (db: Knex, { q, beforeId, limit }: {
   const where: string[] = []
   const bindings: Array<string | number> = []
   if (beforeId !== undefined) { where.push('id < ?'); bindings.push(beforeId) }
+  // PostgreSQL text holds no NUL (it would refuse the query): such a q matches no stored name or address.
+  if (q?.includes('\0') === true) return []
   const query = q?.trim() ?? ''
   if (query !== '') {
     const hex = /^(0x)?[0-9a-fA-F]+$/.test(query) ? query.replace(/^0x/, '').toLowerCase() : undefined

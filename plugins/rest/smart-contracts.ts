@@ -12,7 +12,7 @@ import { LICENSE_TYPES } from '../../core/verify/licenses.ts'
 import { addressObject, hex, hashBytes, timestamp } from './present.ts'
 import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from './present-smart-contract.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
-import { cursorAddress } from './token-schemas.ts'
+import { cursorAddress, cursorInteger } from './token-schemas.ts'
 
 const intString = { type: 'string', pattern: '^[0-9]+$' }
 const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
@@ -52,7 +52,7 @@ export async function smartContractRoutes (app: FastifyInstance, { verifier }: {
         filter: { type: 'string', enum: ['solidity', 'vyper', 'yul', 'geas'] },
         sort: { type: 'string', enum: ['balance', 'transactions_count'] },
         order: { type: 'string', enum: ['asc', 'desc'] },
-        smart_contract_id: { type: 'integer', minimum: 1 },
+        smart_contract_id: cursorInteger,
         coin_balance: { anyOf: [{ type: 'integer' }, emptyOrNull] },
         hash: cursorAddress,
         transactions_count: { anyOf: [{ type: 'integer' }, emptyOrNull] },

@@ -10,6 +10,7 @@ import type { WebSocket } from 'ws'
 import type { Config } from '../../core/config.ts'
 import type { CommittedBlock } from '../../core/indexer/types.ts'
 import { createChannelHub } from '../../core/phoenix/hub.ts'
+import { TOPICS } from '../../core/phoenix/topics.ts'
 import { createPhoenixSession, type PhoenixSession } from '../../core/phoenix/session.ts'
 import { refuseTopic } from '../../core/phoenix/topics.ts'
 import { broadcastBatch } from './broadcasts.ts'
@@ -65,7 +66,12 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   }
   app.indexer.on('blocks', onBlocks)
+  // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).
+  const unsubscribe = app.hasDecorator('verifier')
+    ? app.verifier.subscribe(({ address, ...result }) => hub.broadcast(TOPICS.address(address), 'verification_result', result))
+    : () => true
   app.addHook('onClose', async () => {
+    unsubscribe()
     app.indexer.off('blocks', onBlocks)
     clearInterval(sweep)
     await broadcasting

@@ -57,6 +57,7 @@ t.test('listVerifiedContracts() pages newest first by id; q matches part of a na
   t.same((await listVerifiedContracts(db, { limit: 10, q: 'contract3' })).map((c) => c.address), [address(3)])
   t.same((await listVerifiedContracts(db, { limit: 10, q: '_%' })).map((c) => c.address), [address(6)], 'the name with _% only')
   t.same((await listVerifiedContracts(db, { limit: 10, q: '0x0000000000000000000000000000000000000005' })).map((c) => c.address), [address(5)])
+  t.same(await listVerifiedContracts(db, { limit: 10, q: 'Contract\u0000' }), [], 'a NUL (which PostgreSQL refuses) matches nothing')
   t.same(await countVerifiedContracts(db), { verified: '6', verified24h: '6' })
   t.same(await countVerifiedContracts(db, new Date(Date.now() + 2 * 86_400_000)), { verified: '6', verified24h: '0' })
 })

@@ -5,6 +5,8 @@
 // EIP-1167 clone, a factory's children (bytecode twins), and every way a
 // verification can fail, storing nothing.
 import t from 'tap'
+import WebSocket from 'ws'
+import { Socket } from 'phoenix'
 import { AbiCoder, getAddress, getCreateAddress } from 'ethers'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
@@ -242,4 +244,23 @@ t.test('a factory\'s child with a verified twin shows as verified by similarity,
   })
   t.equal(await findVerifiedContract(db, child2), null, 'the twin is not stored as verified')
   t.equal((await get(`/api/v2/smart-contracts/${factory.address}`)).json().is_verified, undefined, 'other code has no twin')
+})
+
+t.test('the address\'s socket topic hears verification_result, as Blockscout\'s verification form waits for', async (t) => {
+  const socket = new Socket(`${url.replace('http', 'ws')}/socket/v2`, { transport: WebSocket as never, reconnectAfterMs: () => 100 })
+  socket.connect()
+  t.teardown(() => socket.disconnect())
+  const channel = socket.channel(`addresses:${tokenC.address}`, {})
+  await new Promise((resolve, reject) => { channel.join().receive('ok', resolve).receive('error', reject) })
+  const results: any[] = []
+  channel.on('verification_result', (payload) => { results.push(payload) })
+  const wait = async (count: number) => { while (results.length < count) await new Promise((resolve) => setTimeout(resolve, 20)) }
+
+  await postForm(via(tokenC.address, 'standard-input'), { compiler_version: 'v0.8.19+commit.7dd6d404' }, { 'input.json': JSON.stringify(tokenInput) })
+  await wait(1)
+  t.match(results[0], { status: 'error', errors: { compiler_version: [/not available/] } })
+  const answer = await postForm(via(tokenC.address, 'standard-input'), { compiler_version: BUNDLED_VERSION }, { 'input.json': JSON.stringify(tokenInput) })
+  t.equal(answer.status, 200)
+  await wait(2)
+  t.same(results[1], { status: 'success' })
 })
