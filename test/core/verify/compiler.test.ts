@@ -40,3 +40,10 @@ t.test('a compilation past the time cap is stopped with a coded error', async (t
   await t.rejects(compiler.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILE_TIMEOUT', message: /50 ms/ })
   t.ok(Date.now() - started < 30_000, 'answered without waiting for the compiler')
 })
+
+t.test('a compilation past the heap cap is stopped with a coded error, and the next one runs', async (t) => {
+  // 16 MB cannot even hold the compiler's source.
+  const small = createCompiler({ cacheDir: undefined, timeoutMs: 120_000, memoryMb: 16, concurrency: 1 })
+  await t.rejects(small.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILER_FAILED', message: /memory limit/ })
+  await t.rejects(small.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILER_FAILED' }, 'its slot was given back')
+})
