@@ -46,6 +46,8 @@ export type Compiler = {
   resolveVersion (requested: string): Promise<string>
   /** Compiles a standard JSON input with an available version (from resolveVersion). */
   compile (version: string, input: object): Promise<CompilerOutput>
+  /** Stops the runs under way (they fail with GW_ERR_VERIFY_COMPILER_FAILED): a closing gateway does not wait out a compilation. */
+  close (): Promise<void>
 }
 
 const resolveModule = createRequire(import.meta.url).resolve
@@ -78,6 +80,7 @@ export function createCompiler (options: CompilerOptions): Compiler {
   let running = 0
   const waiting: Array<() => void> = []
   let bundled: Promise<string> | undefined
+  const live = new Set<Worker>()
 
   async function acquire (): Promise<void> {
     if (running < slots) { running++; return }
@@ -96,6 +99,8 @@ export function createCompiler (options: CompilerOptions): Compiler {
     try {
       return await new Promise<WorkerAnswer>((resolve, reject) => {
         const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...MODULE_PATHS, soljsonPath, input }, resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } })
+        live.add(worker)
+        worker.once('exit', () => live.delete(worker))
         const timer = setTimeout(() => {
           reject(new VerifyCompileTimeoutError(String(options.timeoutMs)))
           worker.terminate().catch(() => undefined)
@@ -146,6 +151,9 @@ export function createCompiler (options: CompilerOptions): Compiler {
       // A misnamed file in the cache would verify against the wrong compiler.
       if (blockscoutVersion(answer.version) !== version) throw new VerifyCompilerFailedError(`the soljson file for ${version} holds ${answer.version}`)
       return JSON.parse(answer.output!) as CompilerOutput
+    },
+    async close () {
+      await Promise.allSettled([...live].map(async (worker) => await worker.terminate()))
     }
   }
   return compiler

@@ -36,7 +36,7 @@ export type Verifier = {
   job (guid: string): VerificationJob | undefined
   /** Undefined without a node (proxies are read from it). */
   proxies: ProxyDetector | undefined
-  /** Waits for queued verifications to end. */
+  /** Stops compilations under way and waits for queued verifications to end. */
   close (): Promise<void>
 }
 
@@ -107,6 +107,7 @@ export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: Ver
     },
     job: (guid) => jobs.get(guid)?.job,
     async close () {
+      await compiler.close()
       await Promise.allSettled([...running])
     }
   }

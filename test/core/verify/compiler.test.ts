@@ -47,3 +47,13 @@ t.test('a compilation past the heap cap is stopped with a coded error, and the n
   await t.rejects(small.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILER_FAILED', message: /memory limit/ })
   await t.rejects(small.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILER_FAILED' }, 'its slot was given back')
 })
+
+t.test('close() stops a compilation under way', async (t) => {
+  const compiler = createCompiler({ cacheDir: undefined, timeoutMs: 120_000, memoryMb: 512 })
+  const running = compiler.compile('v0.8.28+commit.7893614a', input)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const started = Date.now()
+  await compiler.close()
+  await t.rejects(running, { code: 'GW_ERR_VERIFY_COMPILER_FAILED' })
+  t.ok(Date.now() - started < 30_000)
+})
