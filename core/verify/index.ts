@@ -10,7 +10,7 @@ import { createCompiler, type Compiler, type CompilerOptions } from './compiler.
 import { createProxyDetector, type ProxyDetector } from './proxy.ts'
 import { verifyContract, type VerificationRequest, type VerificationResult } from './verify.ts'
 
-export { findVerifiedContract, findVerifiedTwin, listVerifiedContracts, countVerifiedContracts, type VerifiedContract, type AbiItem, type AbiParameter } from './store.ts'
+export { findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts, countVerifiedContracts, type VerifiedContract, type AbiItem, type AbiParameter } from './store.ts'
 export { readDeployedCode, runtimeCodeHash, type VerificationRequest, type VerificationResult, type VerificationMethod } from './verify.ts'
 export type { Compiler, CompilerOptions } from './compiler.ts'
 export type { ProxyInfo } from './proxy.ts'

@@ -73,6 +73,13 @@ export async function findVerifiedContract (db: Knex, address: string | Buffer):
   return rows[0] === undefined ? null : fromRow(rows[0])
 }
 
+/** The verified contracts among `addresses`, keyed by 0x lower-case address: one query for a page of calls or logs. */
+export async function findVerifiedContracts (db: Knex, addresses: Array<string | Buffer>): Promise<Map<string, VerifiedContract>> {
+  if (addresses.length === 0) return new Map()
+  const { rows } = await db.raw(`select ${COLUMNS} from verified_contracts where address = any(?)`, [addresses.map(addressBytes)])
+  return new Map(rows.map((row: Record<string, any>) => [row.address, fromRow(row)]))
+}
+
 /**
  * Stores a verification. A full match replaces whatever was there; a partial
  * one replaces only a partial one. False when a full match was already stored.

@@ -4,7 +4,7 @@
 import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
-import { countVerifiedContracts, findVerifiedContract, findVerifiedTwin, listVerifiedContracts } from '../../../core/verify/index.ts'
+import { countVerifiedContracts, findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts } from '../../../core/verify/index.ts'
 import { storeVerifiedContract, type VerifiedContractRow } from '../../../core/verify/store.ts'
 import { createTestDatabase } from '../../support/database.ts'
 
@@ -66,4 +66,11 @@ t.test('findVerifiedTwin() finds another address with the code\'s hash, never th
   t.match(await findVerifiedTwin(db, codeHash(3), address(77)), { address: address(3) })
   t.equal(await findVerifiedTwin(db, codeHash(3), address(3)), null)
   t.equal(await findVerifiedTwin(db, codeHash(99), address(77)), null)
+})
+
+t.test('findVerifiedContracts() reads many addresses at once, keyed by lower-case address', async (t) => {
+  const found = await findVerifiedContracts(db, [address(2), address(999), Buffer.from(address(3).slice(2), 'hex')])
+  t.same([...found.keys()].sort(), [address(2), address(3)])
+  t.equal(found.get(address(3))!.name, 'Contract3')
+  t.same(await findVerifiedContracts(db, []), new Map())
 })
