@@ -71,6 +71,10 @@ export const VARIABLES: Record<string, VariableSpec> = {
   FAUCET_ENABLED: { type: 'boolean', description: 'Serve the faucet at /api/v2/faucet; defaults to true when HOST is not a loopback address (a public instance), false otherwise.' },
   FAUCET_AMOUNT: { type: 'string', default: '1', pattern: '^\\d{1,12}(\\.\\d{1,18})?$', description: 'Coins (ether units, decimals allowed) sent by one faucet drip.' },
   FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' },
+  // Contract verification (core/verify/).
+  SOLC_CACHE_DIR: { type: 'string', description: 'Directory of soljson builds (soljson-v0.8.20+commit.a1b79de6.js, as solc-bin names them) that verification may compile with besides the solc package\'s bundled one; default ~/.cache/testnet-gateway/solc. Nothing is downloaded.' },
+  VERIFY_COMPILE_TIMEOUT_MS: { type: 'integer', default: 60000, minimum: 1, description: 'Longest one verification\'s compilation may run (in a worker thread) before it is stopped.' },
+  VERIFY_COMPILE_MEMORY_MB: { type: 'integer', default: 512, minimum: 16, description: 'Heap cap of a compilation\'s worker thread (V8 old generation, MB); a run that needs more is stopped.' },
   COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
 }
 
@@ -147,6 +151,11 @@ export type Config = Readonly<{
   faucet: Readonly<{ enabled: boolean, amountWei: bigint, cooldownS: number }>
   stats: Readonly<{
     coinSymbol: string
+  }>
+  verify: Readonly<{
+    solcCacheDir: string
+    compileTimeoutMs: number
+    compileMemoryMb: number
   }>
 }>
 
@@ -263,6 +272,11 @@ export function loadConfig (env: Env = process.env): Config {
     },
     stats: {
       coinSymbol: v.COIN_SYMBOL
+    },
+    verify: {
+      solcCacheDir: resolve(str('SOLC_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
+      compileTimeoutMs: v.VERIFY_COMPILE_TIMEOUT_MS,
+      compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB
     }
   })
 }

@@ -45,6 +45,18 @@ export const FaucetNotMinedError = createError<[string, string]>('GW_ERR_FAUCET_
 export const FaucetKeyMissingError = createError<[string]>('GW_ERR_FAUCET_KEY_MISSING', 'No faucet key at %s: the faucet sends from the key the gateway made in DATA_DIR', 500)
 export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBIDDEN', 'Metrics are served to loopback, METRICS_ALLOW and ADMIN_TOKEN holders only, not to %s', 403)
 
+// Contract verification (core/verify/): the request's fault (400), or no compiler to spare (503).
+export const VerifyInputInvalidError = createError<[string]>('GW_ERR_VERIFY_INPUT_INVALID', 'Invalid verification request: %s', 400)
+export const VerifyNotContractError = createError<[string]>('GW_ERR_VERIFY_NOT_CONTRACT', 'Address is not a smart-contract: %s has no code', 404)
+export const VerifyCompilerUnavailableError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_UNAVAILABLE', 'Compiler version %s is not available here (available: %s); an operator can add its soljson build to SOLC_CACHE_DIR', 400)
+export const VerifyCompilerMismatchError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_MISMATCH', 'The contract was compiled with solc %s (its metadata says so), not %s', 400)
+export const VerifyCompilationFailedError = createError<[string]>('GW_ERR_VERIFY_COMPILATION_FAILED', 'Compilation failed: %s', 400)
+export const VerifyCompileTimeoutError = createError<[string]>('GW_ERR_VERIFY_COMPILE_TIMEOUT', 'Compilation took longer than %s ms and was stopped', 400)
+export const VerifyCompilerFailedError = createError<[string]>('GW_ERR_VERIFY_COMPILER_FAILED', 'The compiler did not finish: %s', 400)
+export const VerifyBusyError = createError<[string]>('GW_ERR_VERIFY_BUSY', 'Too many verifications waiting (%s): try again shortly', 503)
+export const VerifyBytecodeMismatchError = createError<[string]>('GW_ERR_VERIFY_BYTECODE_MISMATCH', 'The compiled bytecode does not match the contract\'s code: %s', 400)
+export const VerifyConstructorArgsMismatchError = createError<[string, string]>('GW_ERR_VERIFY_CONSTRUCTOR_ARGS_MISMATCH', 'The constructor arguments given (%s) are not those of the creation transaction (%s)', 400)
+
 /** Background work retries these with capped backoff: the fault may pass. */
 export class RetryableError extends Error {
   override readonly name: string = 'RetryableError'

@@ -27,6 +27,7 @@ import socket from './socket/index.ts'
 import etherscan from './etherscan/index.ts'
 import metrics from './metrics/index.ts'
 import faucet from './faucet/index.ts'
+import verify from './verify/index.ts'
 
 export type BuildAppOptions = {
   logger?: pino.Logger
@@ -112,6 +113,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
+  await app.register(verify, config.verify)
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })

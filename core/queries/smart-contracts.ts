@@ -28,3 +28,17 @@ export async function countContracts (db: Knex, now = new Date()): Promise<Contr
       9223372036854775807))::text as new_contracts_24h`, [now])
   return rows[0]
 }
+
+export type ContractCreation = { address: string, creator: string | null, transaction: string | null, block: number | null, timestamp: number | null }
+
+/** Who created each of `addresses` (0x-hex) and in which transaction; contracts only, in the order asked. */
+export async function findContractCreations (db: Knex, addresses: string[]): Promise<ContractCreation[]> {
+  const { rows } = await db.raw(`
+    select '0x' || encode(a.hash, 'hex') as address, '0x' || encode(a.creator, 'hex') as creator,
+      '0x' || encode(a.creation_transaction, 'hex') as transaction, a.creation_block as block,
+      (select extract(epoch from b.timestamp)::bigint from blocks b where b.number = a.creation_block) as timestamp
+    from addresses a where a.hash = any(?) and a.contract_code is not null`, [addresses.map((a) => Buffer.from(a.slice(2), 'hex'))])
+  const byAddress = new Map<string, ContractCreation>(rows.map((r: Record<string, any>) =>
+    [r.address, { ...r, block: r.block === null ? null : Number(r.block), timestamp: r.timestamp === null ? null : Number(r.timestamp) }]))
+  return addresses.map((a) => byAddress.get(a.toLowerCase())).filter((c): c is ContractCreation => c !== undefined)
+}

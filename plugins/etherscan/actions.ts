@@ -7,6 +7,7 @@ import { BLOCK_ACTIONS } from './block.ts'
 import { LOGS_ACTIONS } from './logs.ts'
 import { STATS_ACTIONS } from './stats.ts'
 import { TRANSACTION_ACTIONS } from './transaction.ts'
+import { contract } from './contract.ts'
 
 export type { ActionContext, EtherscanAction } from './action.ts'
 
@@ -15,5 +16,6 @@ export const ETHERSCAN_MODULES: Record<string, Record<string, EtherscanAction>> 
   block: BLOCK_ACTIONS,
   logs: LOGS_ACTIONS,
   transaction: TRANSACTION_ACTIONS,
-  stats: STATS_ACTIONS
+  stats: STATS_ACTIONS,
+  contract
 }

@@ -4,12 +4,15 @@
 // module or action, 200 with status "0" for an action's own error.
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import formbody from '@fastify/formbody'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
 
 export const ETHERSCAN_PATH = '/api'
+/** A verifysourcecode form carries a whole standard JSON input. */
+const MAX_BODY_BYTES = 20 * 1024 * 1024
 
 type Query = Record<string, string | undefined>
 
@@ -56,8 +59,18 @@ function documentedParams (): Record<string, { type: string, description: string
 const ajv = new Ajv({ allErrors: false })
 const paramValidators = new Map<EtherscanAction, ValidateFunction>(actions.map((a) => [a, ajv.compile({ type: 'object', properties: a.params })]))
 
+/** A POST body's parameters as the query's: text (JSON numbers and booleans as written), a repeated field's first value. */
+function bodyParams (body: unknown): Query {
+  if (body === null || typeof body !== 'object') return {}
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).flatMap(([key, value]) => {
+    const first = Array.isArray(value) ? value[0] : value
+    return ['string', 'number', 'boolean'].includes(typeof first) ? [[key, String(first)]] : []
+  }))
+}
+
 async function etherscan (app: FastifyInstance): Promise<void> {
-  const context = { db: app.db.knex }
+  // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
+  const context = { db: app.db.knex, verifier: app.hasDecorator('verifier') ? app.verifier : undefined }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {
@@ -68,35 +81,51 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     }
   }
   await app.register(async (scope) => {
+    // Form bodies here only: hardhat-verify and forge POST verifysourcecode as a form.
+    await scope.register(formbody, { bodyLimit: MAX_BODY_BYTES })
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       const status = error.statusCode ?? 500
       if (status < 500) return await reply.code(status).send(notOk(error.message))
       request.log.error({ err: error, reqId: request.id }, 'Etherscan-style API request failed')
       return await reply.code(500).send(notOk('Something went wrong.'))
     })
-    scope.get<{ Querystring: Query }>(ETHERSCAN_PATH, {
-      schema: {
-        tags: ['etherscan'],
-        summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
-        querystring,
-        response: {
-          // An error's null or a list's [] first: the serializer takes the first branch a result fits.
-          200: envelopeSchema({ anyOf: [{ type: 'null' }, ...actions.map((a) => a.result)] }),
-          400: envelopeSchema({ type: 'null' })
-        }
-      }
-    }, async (request, reply) => {
-      const { module, action } = request.query
+
+    async function dispatch (params: Query, reply: FastifyReply) {
+      const { module, action } = params
       if (module === undefined || action === undefined) return await reply.code(400).send(notOk('Params \'module\' and \'action\' are required parameters'))
       const byAction = Object.hasOwn(ETHERSCAN_MODULES, module) ? ETHERSCAN_MODULES[module]! : undefined
       if (byAction === undefined) return await reply.code(400).send(notOk('Unknown module'))
       const handler = Object.hasOwn(byAction, action) ? byAction[action]! : undefined
       if (handler === undefined) return await reply.code(400).send(notOk('Unknown action'))
-      const missing = handler.required.find((name) => request.query[name] === undefined)
+      const missing = handler.required.find((name) => params[name] === undefined)
       if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
-      if (!paramValidators.get(handler)!(request.query)) return notOk('Invalid parameters')
-      return await runAction(handler, request.query as Record<string, string>)
-    })
+      if (!paramValidators.get(handler)!(params)) return notOk('Invalid parameters')
+      return await runAction(handler, params as Record<string, string>)
+    }
+
+    const response = {
+      // An error's null or a list's [] first: the serializer takes the first branch a result fits.
+      200: envelopeSchema({ anyOf: [{ type: 'null' }, ...actions.map((a) => a.result)] }),
+      400: envelopeSchema({ type: 'null' })
+    }
+    scope.get<{ Querystring: Query }>(ETHERSCAN_PATH, {
+      schema: {
+        tags: ['etherscan'],
+        summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
+        querystring,
+        response
+      }
+    }, async (request, reply) => await dispatch(request.query, reply))
+    // Etherscan's clients POST verifysourcecode (its source is too long for a URL), module and action in the query or the body.
+    scope.post<{ Querystring: Query, Body: unknown }>(ETHERSCAN_PATH, {
+      schema: {
+        tags: ['etherscan'],
+        summary: 'The same API by POST (form or JSON body; the body\'s parameters win over the query\'s): what verifysourcecode is sent by',
+        querystring,
+        body: { type: 'object', properties: { module: { type: ['string'] }, action: { type: ['string'] } } },
+        response
+      }
+    }, async (request, reply) => await dispatch({ ...request.query, ...bodyParams(request.body) }, reply))
   })
 }
 

@@ -35,6 +35,7 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   const token = a?.token ?? null
   return {
     ...addressObject(bytes, a?.contract_code != null),
+    ...(a?.verified_name == null ? {} : { name: a.verified_name, is_verified: true }),
     creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
     creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',

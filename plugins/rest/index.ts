@@ -16,6 +16,7 @@ import { withdrawalRoutes } from './withdrawals.ts'
 import { tokenRoutes } from './tokens.ts'
 import { tokenInstanceRoutes } from './token-instances.ts'
 import { smartContractRoutes } from './smart-contracts.ts'
+import { verificationRoutes } from './smart-contract-verification.ts'
 import { blockscoutHealthRoutes } from './health.ts'
 import { searchRoutes } from './search.ts'
 import { statsRoutes } from './stats.ts'
@@ -50,6 +51,8 @@ async function rest (app: FastifyInstance): Promise<void> {
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
 export async function restV2 (app: FastifyInstance): Promise<void> {
   const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
+  // bench:rest mounts these routes without a node: nothing to verify against then.
+  const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -86,7 +89,8 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(withdrawalRoutes)
     await scope.register(tokenRoutes)
     await scope.register(tokenInstanceRoutes, { nftMetadata })
-    await scope.register(smartContractRoutes)
+    await scope.register(smartContractRoutes, { verifier })
+    if (verifier !== undefined) await scope.register(verificationRoutes, { verifier })
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
     await scope.register(configRoutes)

@@ -1,44 +1,28 @@
-// Smart contracts before verification exists: every contract answers as
-// Blockscout answers for an unverified one (proxy fields, bytecode and
-// creation code from the index), the verified list is empty and the verified
-// counts are zero until verification stores sources.
+// Smart contracts: the verified list, the counters, the verification form's
+// configuration and a contract's detail (code from the index; sources and
+// ABI once verified, or its twin's; proxy kind and implementations read from
+// the node). Verifying is in smart-contract-verification.ts.
 import type { FastifyInstance } from 'fastify'
 import { countContracts, findContract } from '../../core/queries/smart-contracts.ts'
-import { hex, hashBytes } from './present.ts'
-import { addressHashParams, addressObject, itemsCount, message, nullable, page, query, validationError, type AddressHashParams } from './schemas.ts'
-import { cursorAddress } from './token-schemas.ts'
+import {
+  countVerifiedContracts, findVerifiedContract, findVerifiedTwin, listVerifiedContracts, runtimeCodeHash, type Verifier
+} from '../../core/verify/index.ts'
+import { EVM_VERSIONS } from '../../core/verify/input.ts'
+import { LICENSE_TYPES } from '../../core/verify/licenses.ts'
+import { addressObject, hex, hashBytes, timestamp } from './present.ts'
+import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from './present-smart-contract.ts'
+import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
+import { cursorAddress, cursorInteger } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
 const intString = { type: 'string', pattern: '^[0-9]+$' }
 const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
+const PAGE_SIZE = 50
 
-const unverifiedContract = {
-  type: 'object',
-  required: ['proxy_type', 'implementations', 'conflicting_implementations', 'deployed_bytecode', 'creation_bytecode', 'creation_status'],
-  properties: {
-    proxy_type: nullable('string'),
-    implementations: { type: 'array', items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } },
-    conflicting_implementations: { type: ['array', 'null'], items: { type: 'object', additionalProperties: true } },
-    deployed_bytecode: nullable('string'),
-    creation_bytecode: nullable('string'),
-    creation_status: nullable('string')
-  }
-}
+/** The methods smart-contract-verification.ts serves. */
+export const VERIFICATION_METHODS = ['flattened-code', 'standard-input', 'multi-part']
 
-// Verification is not built: no compiler versions to pick and no method to
-// offer, so a front end's verification form has nothing to submit. The
-// licence ids are Blockscout's own, which its forms and stored contracts use.
-const VERIFICATION_CONFIG = {
-  solidity_compiler_versions: [],
-  solidity_evm_versions: [],
-  vyper_compiler_versions: [],
-  vyper_evm_versions: [],
-  verification_options: [],
-  is_rust_verifier_microservice_enabled: false,
-  // Numbered from 1 in this order.
-  license_types: Object.fromEntries(['none', 'unlicense', 'mit', 'gnu_gpl_v2', 'gnu_gpl_v3', 'gnu_lgpl_v2_1', 'gnu_lgpl_v3',
-    'bsd_2_clause', 'bsd_3_clause', 'mpl_2_0', 'osl_3_0', 'apache_2_0', 'gnu_agpl_v3', 'bsl_1_1'].map((name, i) => [name, i + 1]))
-}
+const licenseTypes = Object.fromEntries(LICENSE_TYPES.map((name, i) => [name, i + 1]))
 
 const strings = { type: 'array', items: { type: 'string' } }
 const verificationConfig = {
@@ -50,59 +34,75 @@ const verificationConfig = {
     vyper_evm_versions: strings,
     verification_options: strings,
     is_rust_verifier_microservice_enabled: { type: 'boolean' },
-    license_types: { type: 'object', properties: Object.fromEntries(Object.keys(VERIFICATION_CONFIG.license_types).map((k) => [k, { type: 'integer' }])) }
+    license_types: { type: 'object', properties: Object.fromEntries(LICENSE_TYPES.map((k) => [k, { type: 'integer' }])) }
   }
 }
 
-const listItem = {
-  type: 'object',
-  properties: {
-    address: addressObject,
-    compiler_version: nullable('string'),
-    optimization_enabled: nullable('boolean'),
-    transactions_count: nullable('integer'),
-    language: nullable('string'),
-    verified_at: nullable('string'),
-    market_cap: nullable('string'),
-    has_constructor_args: nullable('boolean'),
-    coin_balance: nullable('string'),
-    license_type: nullable('string'),
-    certified: { type: 'boolean' },
-    reputation: nullable('string')
-  }
-}
+type ListQuery = { q?: string, filter?: string, smart_contract_id?: number }
 
-export async function smartContractRoutes (app: FastifyInstance): Promise<void> {
+export async function smartContractRoutes (app: FastifyInstance, { verifier }: { verifier: Verifier | undefined }): Promise<void> {
   const db = app.db.knex
 
   // As /tokens: the spec writes a trailing slash, which the router ignores (plugins/index.ts).
-  app.get('/smart-contracts', {
+  app.get<{ Querystring: ListQuery }>('/smart-contracts', {
     schema: {
       tags: ['smart-contracts'],
-      summary: 'Verified contracts (none until verification is available)',
+      summary: 'Verified contracts, newest verified first (q: part of a name or address; every one is Solidity)',
       querystring: query({
         q: { type: 'string' },
         filter: { type: 'string', enum: ['solidity', 'vyper', 'yul', 'geas'] },
         sort: { type: 'string', enum: ['balance', 'transactions_count'] },
         order: { type: 'string', enum: ['asc', 'desc'] },
-        smart_contract_id: { type: 'integer' },
+        smart_contract_id: cursorInteger,
         coin_balance: { anyOf: [{ type: 'integer' }, emptyOrNull] },
         hash: cursorAddress,
         transactions_count: { anyOf: [{ type: 'integer' }, emptyOrNull] },
         items_count: itemsCount
       }),
-      response: { 200: page(listItem, {}), 422: validationError }
+      response: { 200: page(smartContractListItem, {}), 422: validationError }
     }
-  }, async () => ({ items: [], next_page_params: null }))
+  }, async (request) => {
+    const { q, filter, smart_contract_id: beforeId } = request.query
+    // Only Solidity is verified here: another language's list is empty.
+    if (filter !== undefined && filter !== 'solidity') return { items: [], next_page_params: null }
+    const rows = await listVerifiedContracts(db, { q, beforeId, limit: PAGE_SIZE + 1 })
+    const items = rows.slice(0, PAGE_SIZE)
+    return {
+      items: items.map((c) => ({
+        address: { ...addressObject(c.address, true), name: c.name, is_verified: true },
+        compiler_version: c.compilerVersion,
+        optimization_enabled: c.optimization,
+        transactions_count: c.transactionCount,
+        language: c.language,
+        verified_at: timestamp(c.verifiedAt),
+        market_cap: null,
+        has_constructor_args: c.constructorArguments !== null,
+        coin_balance: c.coinBalance,
+        license_type: c.licenseType,
+        certified: false,
+        reputation: 'ok'
+      })),
+      next_page_params: rows.length > PAGE_SIZE ? { smart_contract_id: items.at(-1)!.id, items_count: PAGE_SIZE } : null
+    }
+  })
 
   app.get('/smart-contracts/verification/config', {
     schema: {
       tags: ['smart-contracts'],
-      summary: 'What contract verification offers: nothing yet (no compiler, no method), with Blockscout\'s licence ids',
+      summary: 'What contract verification offers: compiler versions (bundled and SOLC_CACHE_DIR\'s), evm versions, methods, Blockscout\'s licence ids',
       querystring: query(),
       response: { 200: verificationConfig, 422: validationError }
     }
-  }, async () => VERIFICATION_CONFIG)
+  }, async () => ({
+    // Without a verifier (bench:rest mounts these routes without a node) nothing can be verified.
+    solidity_compiler_versions: verifier === undefined ? [] : await verifier.compiler.listVersions(),
+    solidity_evm_versions: verifier === undefined ? [] : EVM_VERSIONS,
+    vyper_compiler_versions: [],
+    vyper_evm_versions: [],
+    verification_options: verifier === undefined ? [] : VERIFICATION_METHODS,
+    is_rust_verifier_microservice_enabled: false,
+    license_types: licenseTypes
+  }))
 
   app.get('/smart-contracts/counters', {
     schema: {
@@ -118,28 +118,46 @@ export async function smartContractRoutes (app: FastifyInstance): Promise<void> 
       }
     }
   }, async () => {
-    const counts = await countContracts(db)
-    return { smart_contracts: counts.contracts, new_smart_contracts_24h: counts.new_contracts_24h, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' }
+    const [counts, verified] = await Promise.all([countContracts(db), countVerifiedContracts(db)])
+    return {
+      smart_contracts: counts.contracts,
+      new_smart_contracts_24h: counts.new_contracts_24h,
+      verified_smart_contracts: verified.verified,
+      new_verified_smart_contracts_24h: verified.verified24h
+    }
   })
 
   app.get<{ Params: AddressHashParams }>('/smart-contracts/:address_hash_param', {
     schema: {
       tags: ['smart-contracts'],
-      summary: 'A contract: deployed and creation bytecode (404 for an address without code)',
+      summary: 'A contract: code, creation code, proxy kind; sources, ABI and settings once verified (or its twin is). 404 without code',
       params: addressHashParams,
       querystring: query(),
-      response: { 200: unverifiedContract, 404: message, 422: validationError }
+      response: { 200: smartContractSchema, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    const found = await findContract(db, hashBytes(request.params.address_hash_param))
+    const address = request.params.address_hash_param.toLowerCase()
+    const found = await findContract(db, hashBytes(address))
     if (found === undefined) throw new NotFoundError()
+    const code = found.code.toString('hex')
+    const [verified, proxy] = await Promise.all([
+      findVerifiedContract(db, address),
+      verifier?.proxies?.detect(address, code).catch((err: unknown) => {
+        request.log.warn({ err, reqId: request.id }, 'reading a contract\'s proxy slots failed')
+        return undefined
+      })
+    ])
+    const twin = verified === null ? await findVerifiedTwin(db, runtimeCodeHash(code), address) : null
+    const implementations: Implementation[] = await Promise.all((proxy?.implementations ?? []).map(async (implementation) =>
+      ({ address: implementation, name: (await findVerifiedContract(db, implementation))?.name ?? null })))
+    const shown = verified ?? twin
     return {
-      proxy_type: null,
-      implementations: [],
+      ...presentProxy(proxy, implementations),
       conflicting_implementations: null,
       deployed_bytecode: hex(found.code),
       creation_bytecode: found.creation_code === null ? null : hex(found.creation_code),
-      creation_status: 'success'
+      creation_status: 'success',
+      ...(shown === null ? {} : presentVerified(shown, verified === null))
     }
   })
 }

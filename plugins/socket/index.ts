@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Config } from '../../core/config.ts'
 import { createChannelHub } from '../../core/phoenix/hub.ts'
+import { TOPICS } from '../../core/phoenix/topics.ts'
 import { createPhoenixSession, type PhoenixSession } from '../../core/phoenix/session.ts'
 import { refuseTopic } from '../../core/phoenix/topics.ts'
 import { broadcastBatch } from './broadcasts.ts'
@@ -64,7 +65,12 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
       .then(async () => await broadcastBatch(app.db.knex, hub, event.blocks))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   })
+  // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).
+  const stopVerificationEvents = app.hasDecorator('verifier')
+    ? app.verifier.subscribe(({ address, ...result }) => hub.broadcast(TOPICS.address(address), 'verification_result', result))
+    : () => true
   app.addHook('onClose', async () => {
+    stopVerificationEvents()
     stopBroadcasting()
     clearInterval(sweep)
     await broadcasting

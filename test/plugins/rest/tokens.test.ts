@@ -266,12 +266,12 @@ t.test('GET /api/v2/smart-contracts lists verified contracts (none) and counts c
   t.same(counters, { smart_contracts: withCode, new_smart_contracts_24h: withCode, verified_smart_contracts: '0', new_verified_smart_contracts_24h: '0' })
 })
 
-t.test('GET /api/v2/smart-contracts/verification/config offers no verification method, with Blockscout\'s licence ids', async (t) => {
+t.test('GET /api/v2/smart-contracts/verification/config offers the verification methods, with Blockscout\'s licence ids', async (t) => {
   const response = await get('/api/v2/smart-contracts/verification/config')
   t.equal(response.statusCode, 200)
   const config = response.json()
-  t.same(config.verification_options, [], 'no method to offer: nothing verifies here')
-  t.same(config.solidity_compiler_versions, [])
+  t.same(config.verification_options, ['flattened-code', 'standard-input', 'multi-part'], 'the methods served (test/plugins/rest/smart-contracts-verify.test.ts)')
+  t.match(config.solidity_compiler_versions[0], /^v0\.8\.\d+\+commit\.[0-9a-f]{8}$/, 'the bundled compiler first')
   t.equal(config.is_rust_verifier_microservice_enabled, false)
   t.same(Object.entries(config.license_types), [['none', 1], ['unlicense', 2], ['mit', 3], ['gnu_gpl_v2', 4], ['gnu_gpl_v3', 5], ['gnu_lgpl_v2_1', 6],
     ['gnu_lgpl_v3', 7], ['bsd_2_clause', 8], ['bsd_3_clause', 9], ['mpl_2_0', 10], ['osl_3_0', 11], ['apache_2_0', 12], ['gnu_agpl_v3', 13], ['bsl_1_1', 14]])

@@ -1,0 +1,160 @@
+// Solidity compilers for verification: the solc package's bundled build
+// (works offline) and soljson builds an operator put in SOLC_CACHE_DIR, named
+// as solc-bin names them (soljson-v0.8.20+commit.a1b79de6.js). Nothing is
+// downloaded. Every run happens in a worker thread of its own, under a time
+// cap and a heap cap, at most one per CPU at once and a few more waiting.
+import { readdir } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { VerifyBusyError, VerifyCompileTimeoutError, VerifyCompilerFailedError, VerifyCompilerUnavailableError } from '../errors.ts'
+
+export type CompilerOptions = {
+  /** Directory of soljson builds; undefined or missing means the bundled compiler only. */
+  cacheDir: string | undefined
+  timeoutMs: number
+  memoryMb: number
+  /** Compilations at once; the CPUs by default. */
+  concurrency?: number
+}
+
+/** What solc answers to a standard JSON input (the parts verification reads). */
+export type CompilerOutput = {
+  errors?: Array<{ severity: string, formattedMessage?: string, message: string }>
+  contracts?: Record<string, Record<string, CompiledContractOutput>>
+}
+
+export type CompiledContractOutput = {
+  abi: unknown[]
+  evm: {
+    bytecode: { object: string, linkReferences?: Record<string, Record<string, Array<{ start: number, length: number }>>> }
+    deployedBytecode: {
+      object: string
+      linkReferences?: Record<string, Record<string, Array<{ start: number, length: number }>>>
+      immutableReferences?: Record<string, Array<{ start: number, length: number }>>
+    }
+  }
+}
+
+export type Compiler = {
+  /** The bundled compiler's version in Blockscout's spelling: v0.8.28+commit.7893614a. */
+  bundledVersion (): Promise<string>
+  /** Every version that can compile here: the bundled one first, then the cached ones, newest first. */
+  listVersions (): Promise<string[]>
+  /** The available version a request names (with or without the v, or a bare 0.8.28); throws GW_ERR_VERIFY_COMPILER_UNAVAILABLE. */
+  resolveVersion (requested: string): Promise<string>
+  /** Compiles a standard JSON input with an available version (from resolveVersion). */
+  compile (version: string, input: object): Promise<CompilerOutput>
+  /** Stops the runs under way (they fail with GW_ERR_VERIFY_COMPILER_FAILED): a closing gateway does not wait out a compilation. */
+  close (): Promise<void>
+}
+
+const resolveModule = createRequire(import.meta.url).resolve
+/**
+ * A run's worker thread: loads the bundled compiler or a cached soljson
+ * build (solc/wrapper gives it the package's interface) and compiles one
+ * input. Plain CommonJS given as text: a worker does not inherit tsx's
+ * loader, so a .ts file could not be its entry.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { solcPath, wrapperPath, soljsonPath, input } = workerData
+const solc = soljsonPath === undefined ? require(solcPath) : require(wrapperPath)(require(soljsonPath))
+parentPort.postMessage({ version: solc.version(), output: input === undefined ? undefined : solc.compile(input) })
+`
+const MODULE_PATHS = { solcPath: resolveModule('solc'), wrapperPath: resolveModule('solc/wrapper') }
+const CACHED_SOLJSON = /^soljson-(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8})\.js$/
+/** Compilations waiting for a slot beyond those running; more are refused (503), not queued without end. */
+const MAX_WAITING = 16
+
+type WorkerAnswer = { version: string, output?: string }
+
+/** "0.8.28+commit.7893614a.Emscripten.clang" -> "v0.8.28+commit.7893614a". */
+export const blockscoutVersion = (solcVersion: string): string => 'v' + solcVersion.replace(/^v/, '').replace(/^(\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}).*$/, '$1')
+
+const semverKey = (version: string): number[] => version.slice(1).split('+')[0]!.split('.').map(Number)
+
+export function createCompiler (options: CompilerOptions): Compiler {
+  const slots = options.concurrency ?? availableParallelism()
+  let running = 0
+  const waiting: Array<() => void> = []
+  let bundled: Promise<string> | undefined
+  const live = new Set<Worker>()
+
+  async function acquire (): Promise<void> {
+    if (running < slots) { running++; return }
+    if (waiting.length >= MAX_WAITING) throw new VerifyBusyError(String(waiting.length))
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  }
+  function release (): void {
+    const next = waiting.shift()
+    if (next !== undefined) next()
+    else running--
+  }
+
+  /** One run in a fresh worker: a terminated or crashed one leaves nothing behind. */
+  async function run (soljsonPath: string | undefined, input: string | undefined): Promise<WorkerAnswer> {
+    await acquire()
+    try {
+      return await new Promise<WorkerAnswer>((resolve, reject) => {
+        const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...MODULE_PATHS, soljsonPath, input }, resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } })
+        live.add(worker)
+        worker.once('exit', () => live.delete(worker))
+        const timer = setTimeout(() => {
+          reject(new VerifyCompileTimeoutError(String(options.timeoutMs)))
+          worker.terminate().catch(() => undefined)
+        }, options.timeoutMs)
+        worker.once('message', (answer: WorkerAnswer) => { clearTimeout(timer); resolve(answer); worker.terminate().catch(() => undefined) })
+        worker.once('error', (error) => { clearTimeout(timer); reject(new VerifyCompilerFailedError(error.message)) })
+        worker.once('exit', (code) => { clearTimeout(timer); reject(new VerifyCompilerFailedError(`the compiler's thread ended (exit code ${code})`)) })
+      })
+    } finally {
+      release()
+    }
+  }
+
+  async function cachedVersions (): Promise<Map<string, string>> {
+    if (options.cacheDir === undefined) return new Map()
+    const names = await readdir(options.cacheDir).catch(() => [] as string[])
+    return new Map(names.flatMap((name) => {
+      const match = CACHED_SOLJSON.exec(name)
+      return match === null ? [] : [[match[1]!, join(options.cacheDir!, name)] as const]
+    }))
+  }
+
+  const compiler: Compiler = {
+    async bundledVersion () {
+      // Asked of the compiler itself, in a worker: loading it costs the request thread a second and 100 MB.
+      bundled ??= run(undefined, undefined).then((answer) => blockscoutVersion(answer.version))
+      bundled.catch(() => { bundled = undefined })
+      return await bundled
+    },
+    async listVersions () {
+      const [own, cached] = await Promise.all([compiler.bundledVersion(), cachedVersions()])
+      const others = [...cached.keys()].filter((v) => v !== own)
+        .sort((a, b) => { const [x, y] = [semverKey(a), semverKey(b)]; return (y[0]! - x[0]!) || (y[1]! - x[1]!) || (y[2]! - x[2]!) })
+      return [own, ...others]
+    },
+    async resolveVersion (requested) {
+      const wanted = requested.trim().replace(/^v?/, 'v').replace(/^(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}).*$/, '$1')
+      const versions = await compiler.listVersions()
+      const found = versions.find((v) => v === wanted) ?? versions.find((v) => v.startsWith(wanted + '+'))
+      if (found === undefined) throw new VerifyCompilerUnavailableError(requested, versions.join(', '))
+      return found
+    },
+    async compile (version, input) {
+      const own = await compiler.bundledVersion()
+      const path = version === own ? undefined : (await cachedVersions()).get(version)
+      if (version !== own && path === undefined) throw new VerifyCompilerUnavailableError(version, (await compiler.listVersions()).join(', '))
+      const answer = await run(path, JSON.stringify(input))
+      // A misnamed file in the cache would verify against the wrong compiler.
+      if (blockscoutVersion(answer.version) !== version) throw new VerifyCompilerFailedError(`the soljson file for ${version} holds ${answer.version}`)
+      return JSON.parse(answer.output!) as CompilerOutput
+    },
+    async close () {
+      await Promise.allSettled([...live].map(async (worker) => await worker.terminate()))
+    }
+  }
+  return compiler
+}

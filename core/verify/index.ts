@@ -1,0 +1,115 @@
+// Contract verification: the compiler pool, verifications run now or queued
+// under a guid (Etherscan's verifysourcecode / checkverifystatus), proxy
+// detection and the stored contracts. Plugins and the decoding layer use
+// what this file exports.
+import { randomUUID } from 'node:crypto'
+import type { Knex } from 'knex'
+import type { Logger } from '../logger.ts'
+import type { RpcClient } from '../rpc/client.ts'
+import { createCompiler, type Compiler, type CompilerOptions } from './compiler.ts'
+import { createProxyDetector, type ProxyDetector } from './proxy.ts'
+import { verifyContract, type VerificationRequest, type VerificationResult } from './verify.ts'
+
+export { findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts, countVerifiedContracts, type VerifiedContract, type AbiItem, type AbiParameter } from './store.ts'
+export { readDeployedCode, runtimeCodeHash, type VerificationRequest, type VerificationResult, type VerificationMethod } from './verify.ts'
+export type { Compiler, CompilerOptions } from './compiler.ts'
+export type { ProxyInfo } from './proxy.ts'
+
+/** A queued verification's state, in Etherscan's words for checkverifystatus. */
+export type VerificationJob =
+  | { status: 'pending' }
+  | { status: 'verified' | 'already-verified', result: VerificationResult }
+  | { status: 'failed', error: string }
+
+/** Told after each verification ends, as Blockscout's socket tells the verification form (event verification_result). */
+export type VerificationEvent = { address: string, status: 'success' } | { address: string, status: 'error', errors: Record<string, string[]> }
+
+export type Verifier = {
+  compiler: Compiler
+  /** Calls `listener` after every verification; returns the unsubscribe. */
+  subscribe (listener: (event: VerificationEvent) => void): () => void
+  /** Verifies now; throws a coded GW_ERR_VERIFY_* error. */
+  verify (request: VerificationRequest): Promise<VerificationResult>
+  /** Queues a verification and returns its guid at once. */
+  submit (request: VerificationRequest): string
+  /** A queued verification's state; undefined for a guid never given (or forgotten after JOB_TTL_MS). */
+  job (guid: string): VerificationJob | undefined
+  /** Undefined without a node (proxies are read from it). */
+  proxies: ProxyDetector | undefined
+  /** Stops compilations under way and waits for queued verifications to end. */
+  close (): Promise<void>
+}
+
+export type VerifierOptions = { db: Knex, rpc: RpcClient | undefined, log: Logger, compiler: CompilerOptions }
+
+/** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
+const ERROR_FIELDS: Record<string, string> = {
+  GW_ERR_VERIFY_COMPILER_UNAVAILABLE: 'compiler_version',
+  GW_ERR_VERIFY_COMPILER_MISMATCH: 'compiler_version',
+  GW_ERR_VERIFY_CONSTRUCTOR_ARGS_MISMATCH: 'constructor_arguments',
+  GW_ERR_VERIFY_NOT_CONTRACT: 'address_hash'
+}
+
+/** Jobs are remembered this long after they end: Etherscan clients poll for a minute or two. */
+const JOB_TTL_MS = 60 * 60 * 1000
+const MAX_JOBS = 10_000
+
+export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: VerifierOptions): Verifier {
+  const compiler = createCompiler(compilerOptions)
+  const jobs = new Map<string, { job: VerificationJob, at: number }>()
+  const running = new Set<Promise<unknown>>()
+  const listeners = new Set<(event: VerificationEvent) => void>()
+  const tell = (event: VerificationEvent): void => {
+    for (const listener of listeners) listener(event)
+  }
+
+  function forgetOld (): void {
+    const now = Date.now()
+    for (const [guid, entry] of jobs) {
+      if (now - entry.at > JOB_TTL_MS || jobs.size > MAX_JOBS) jobs.delete(guid)
+      else break
+    }
+  }
+
+  const verifier: Verifier = {
+    compiler,
+    proxies: rpc === undefined ? undefined : createProxyDetector(rpc),
+    subscribe (listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    async verify (request) {
+      let result: VerificationResult
+      try {
+        result = await verifyContract({ db, rpc, compiler }, request)
+      } catch (error) {
+        const { code, message } = error as { code?: string, message: string }
+        tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })
+        throw error
+      }
+      tell({ address: result.contract.address, status: 'success' })
+      log.info({ address: result.contract.address, name: result.contract.name, match: result.contract.matchType, status: result.status, method: request.method }, 'contract verification')
+      return result
+    },
+    submit (request) {
+      forgetOld()
+      const guid = randomUUID().replace(/-/g, '')
+      jobs.set(guid, { job: { status: 'pending' }, at: Date.now() })
+      const work = verifier.verify(request).then(
+        (result) => jobs.set(guid, { job: { status: result.status, result }, at: Date.now() }),
+        (error: Error & { statusCode?: number }) => {
+          if ((error.statusCode ?? 500) >= 500) log.warn({ err: error, address: request.address }, 'contract verification failed')
+          jobs.set(guid, { job: { status: 'failed', error: error.message }, at: Date.now() })
+        })
+      running.add(work)
+      work.finally(() => running.delete(work)).catch(() => undefined)
+      return guid
+    },
+    job: (guid) => jobs.get(guid)?.job,
+    async close () {
+      await compiler.close()
+      await Promise.allSettled([...running])
+    }
+  }
+  return verifier
+}

@@ -1,0 +1,25 @@
+// Contract verification (core/verify/): the verifier the REST and
+// Etherscan-style routes share, with its compiler pool and queued jobs.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../core/config.ts'
+import { createVerifier, type Verifier } from '../../core/verify/index.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    verifier: Verifier
+  }
+}
+
+async function verify (app: FastifyInstance, options: Config['verify']): Promise<void> {
+  const verifier = createVerifier({
+    db: app.db.knex,
+    rpc: app.geth.rpc,
+    log: app.log.child({ name: 'verify' }),
+    compiler: { cacheDir: options.solcCacheDir, timeoutMs: options.compileTimeoutMs, memoryMb: options.compileMemoryMb }
+  })
+  app.decorate('verifier', verifier)
+  app.addHook('onClose', async () => await verifier.close())
+}
+
+export default fp(verify, { name: 'verify', fastify: '5.x', dependencies: ['db', 'geth'] })

@@ -1,0 +1,160 @@
+// Etherscan's contract module on a real chain, as hardhat-verify and forge
+// verify-contract call it: verifysourcecode by form and by JSON (standard
+// JSON input and a single file), checkverifystatus until the end,
+// getsourcecode, getabi, getcontractcreation, and failures storing nothing.
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { AbiCoder } from 'ethers'
+import { build } from '../../helper.ts'
+import { writeFundedAlloc } from '../../support/blocks.ts'
+import { waitForIndexed } from '../../support/indexer.ts'
+import { BUNDLED_VERSION, compileStandard, createSender, readFixture, standardInput } from '../../support/verify.ts'
+import { findVerifiedContract } from '../../../core/verify/index.ts'
+
+const { wallets, allocFile } = await writeFundedAlloc(t, 1)
+const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
+const db = app.db.knex
+const sender = createSender(app.geth.rpc, wallets[0]!)
+const source = await readFixture('VerifiedToken.sol')
+const input = standardInput({ 'src/VerifiedToken.sol': source })
+const token = compileStandard(input, 'src/VerifiedToken.sol', 'VerifiedToken')
+const args = (name: string) => AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256', 'uint256'], [name, 'EV', 50n, 100n]).slice(2)
+const first = await sender.deploy(token.bytecode + args('First'))
+const second = await sender.deploy(token.bytecode + args('Second'))
+const third = await sender.deploy(token.bytecode + args('Third'))
+await waitForIndexed(app)
+
+const api = async (query: string) => (await app.inject({ method: 'GET', url: `/api?${query}` })).json()
+/** As hardhat-verify sends it: a urlencoded form, module and action in the body. */
+async function postForm (fields: Record<string, string>) {
+  const response = await fetch(`${url}/api`, { method: 'POST', body: new URLSearchParams(fields) })
+  return await response.json() as any
+}
+async function waitForStatus (guid: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const status = await api(`module=contract&action=checkverifystatus&guid=${guid}`)
+    if (status.result !== 'Pending in queue') return status
+    await sleep(200)
+  }
+  throw new Error('verification still pending')
+}
+
+t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pass - Verified; getsourcecode and getabi read it', async (t) => {
+  const before = await api(`module=contract&action=getsourcecode&address=${first.address}`)
+  t.match(before, { status: '1', result: [{ SourceCode: '', ABI: 'Contract source code not verified' }] }, 'hardhat-verify\'s is-verified check')
+  t.same(await api(`module=contract&action=getabi&address=${first.address}`), { status: '0', message: 'Contract source code not verified', result: null })
+
+  const submitted = await postForm({
+    module: 'contract',
+    action: 'verifysourcecode',
+    apikey: 'any',
+    contractaddress: first.address,
+    sourceCode: JSON.stringify(input),
+    codeformat: 'solidity-standard-json-input',
+    contractname: 'src/VerifiedToken.sol:VerifiedToken',
+    compilerversion: BUNDLED_VERSION,
+    constructorArguements: args('First'),
+    licenseType: '3'
+  })
+  t.match(submitted, { status: '1', message: 'OK', result: /^[0-9a-f]{32}$/ })
+  t.same(await waitForStatus(submitted.result), { status: '1', message: 'OK', result: 'Pass - Verified' })
+
+  const [sourceCode] = (await api(`module=contract&action=getsourcecode&address=${first.address}`)).result
+  t.match(sourceCode, {
+    SourceCode: source,
+    ContractName: 'VerifiedToken',
+    CompilerVersion: BUNDLED_VERSION,
+    OptimizationUsed: '1',
+    Runs: '200',
+    ConstructorArguments: args('First'),
+    EVMVersion: 'paris',
+    LicenseType: 'mit',
+    FileName: 'src/VerifiedToken.sol'
+  })
+  const abi = await api(`module=contract&action=getabi&address=${first.address}`)
+  t.equal(abi.status, '1')
+  t.equal(JSON.parse(abi.result).length, JSON.parse(token.abi.formatJson()).length, 'the whole ABI')
+  t.ok(JSON.parse(abi.result).some((item: { name?: string }) => item.name === 'cap'))
+  t.match(await findVerifiedContract(db, first.address), { matchType: 'full', verificationMethod: 'etherscan' })
+
+  const again = await postForm({
+    module: 'contract',
+    action: 'verifysourcecode',
+    contractaddress: first.address,
+    sourceCode: JSON.stringify(input),
+    codeformat: 'solidity-standard-json-input',
+    contractname: 'src/VerifiedToken.sol:VerifiedToken',
+    compilerversion: BUNDLED_VERSION
+  })
+  t.same(again, { status: '0', message: 'NOTOK', result: 'Contract source code already verified' })
+})
+
+t.test('verifysourcecode (JSON, single file, module and action in the query) verifies a partial match', async (t) => {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api?module=contract&action=verifysourcecode',
+    payload: {
+      contractaddress: second.address,
+      sourceCode: source,
+      codeformat: 'solidity-single-file',
+      contractname: 'VerifiedToken',
+      compilerversion: BUNDLED_VERSION,
+      optimizationUsed: 1,
+      runs: 200,
+      evmversion: 'paris',
+      constructorArguements: args('Second')
+    }
+  })
+  const guid = response.json().result
+  t.same(await waitForStatus(guid), { status: '1', message: 'OK', result: 'Pass - Verified' })
+  // Deployed from src/VerifiedToken.sol, sent as VerifiedToken.sol: the metadata differs.
+  t.match(await findVerifiedContract(db, second.address), { matchType: 'partial', filePath: 'VerifiedToken.sol', constructorArguments: '0x' + args('Second') })
+})
+
+t.test('failures: Fail - Unable to verify with the reason, nothing stored; bad requests answered at once', async (t) => {
+  const wrongArgs = await postForm({
+    module: 'contract',
+    action: 'verifysourcecode',
+    contractaddress: third.address,
+    sourceCode: JSON.stringify(input),
+    codeformat: 'solidity-standard-json-input',
+    contractname: 'src/VerifiedToken.sol:VerifiedToken',
+    compilerversion: BUNDLED_VERSION,
+    constructorArguements: args('Wrong')
+  })
+  const failed = await waitForStatus(wrongArgs.result)
+  t.equal(failed.status, '0')
+  t.equal(failed.result, 'Fail - Unable to verify')
+  t.match(failed.message, /constructor arguments given/)
+  const unavailable = await postForm({
+    module: 'contract',
+    action: 'verifysourcecode',
+    contractaddress: third.address,
+    sourceCode: source,
+    codeformat: 'solidity-single-file',
+    contractname: 'VerifiedToken',
+    compilerversion: 'v0.8.19+commit.7dd6d404'
+  })
+  t.match(await waitForStatus(unavailable.result), { result: 'Fail - Unable to verify', message: /v0\.8\.19\+commit\.7dd6d404 is not available/ })
+  t.equal(await findVerifiedContract(db, third.address), null)
+
+  const base = { module: 'contract', action: 'verifysourcecode', contractaddress: third.address, contractname: 'X', compilerversion: BUNDLED_VERSION }
+  t.match(await postForm({ ...base, sourceCode: '{"sources":', codeformat: 'solidity-standard-json-input' }), { status: '0', message: /not JSON/ })
+  t.match(await postForm({ ...base, sourceCode: 'x', codeformat: 'vyper' }), { status: '0', message: /Unsupported codeformat/ })
+  t.match(await postForm({ ...base, contractaddress: '0x12', sourceCode: 'x', codeformat: 'solidity-single-file' }), { status: '0', message: /Invalid contract address/ })
+  t.match(await postForm({ module: 'contract', action: 'verifysourcecode' }), { status: '0', message: 'Query parameter \'contractaddress\' is required' })
+  t.same(await api('module=contract&action=checkverifystatus&guid=nope'), { status: '0', message: 'NOTOK', result: 'Unknown UID' })
+  t.equal((await fetch(`${url}/api`, { method: 'POST', body: new URLSearchParams({ action: 'getabi' }) })).status, 400, 'no module')
+})
+
+t.test('getcontractcreation names the creator and creating transaction of up to 5 contracts', async (t) => {
+  const creation = await api(`module=contract&action=getcontractcreation&contractaddresses=${first.address},${third.address.toUpperCase().replace('0X', '0x')}`)
+  t.equal(creation.status, '1')
+  t.match(creation.result, [
+    { contractAddress: first.address, contractCreator: wallets[0]!.address.toLowerCase(), txHash: first.hash },
+    { contractAddress: third.address, contractCreator: wallets[0]!.address.toLowerCase(), txHash: third.hash }
+  ])
+  t.same(await api(`module=contract&action=getcontractcreation&contractaddresses=${wallets[0]!.address}`), { status: '0', message: 'No data found', result: null })
+  const six = Array.from({ length: 6 }, () => first.address).join(',')
+  t.match(await api(`module=contract&action=getcontractcreation&contractaddresses=${six}`), { status: '0', message: /Maximum 5/ })
+})
