@@ -26,6 +26,7 @@ import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
+import { createDecoder, NO_VERIFIED_ABIS } from '../../core/decode/index.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
@@ -49,6 +50,8 @@ async function rest (app: FastifyInstance): Promise<void> {
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
 export async function restV2 (app: FastifyInstance): Promise<void> {
   const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
+  // The app's decoder reads verified ABIs (plugins/interpreter); bench:rest's has the selector table.
+  const decoder = app.hasDecorator('decoder') ? app.decoder : createDecoder({ abiSource: NO_VERIFIED_ABIS })
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -70,12 +73,12 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     // As Blockscout: a path under /api/v2 that names no action is a 400.
     scope.setNotFoundHandler(async (_request, reply) => await reply.code(400).send({ message: 'Unknown API v2 action' }))
     await scope.register(mainPageRoutes)
-    await scope.register(blockRoutes)
-    await scope.register(transactionRoutes)
-    await scope.register(addressRoutes)
+    await scope.register(blockRoutes, { decoder })
+    await scope.register(transactionRoutes, { decoder })
+    await scope.register(addressRoutes, { decoder })
     await scope.register(tokenTransferRoutes)
     await scope.register(internalTransactionRoutes)
-    await scope.register(logRoutes)
+    await scope.register(logRoutes, { decoder })
     await scope.register(transactionTraceRoutes)
     await scope.register(transactionSummaryRoutes)
     await scope.register(addressListRoutes)

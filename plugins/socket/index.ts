@@ -26,6 +26,7 @@ const CLOSE_GRACE_MS = 1000
 async function socket (app: FastifyInstance, options: SocketOptions): Promise<void> {
   const hub = createChannelHub()
   const open = new Map<PhoenixSession, WebSocket>()
+  const decoder = app.hasDecorator('decoder') ? app.decoder : undefined
 
   app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws) => {
     const session = createPhoenixSession({
@@ -61,7 +62,7 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   let broadcasting = Promise.resolve()
   const onBlocks = (batch: CommittedBlock[]): void => {
     broadcasting = broadcasting
-      .then(async () => await broadcastBatch(app.db.knex, hub, batch))
+      .then(async () => await broadcastBatch(app.db.knex, hub, batch, decoder))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   }
   app.indexer.on('blocks', onBlocks)
