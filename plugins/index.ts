@@ -113,7 +113,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
-  await app.register(interpreter)
+  await app.register(interpreter, { coinSymbol: config.stats.coinSymbol })
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })

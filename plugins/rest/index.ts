@@ -26,7 +26,8 @@ import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
-import { createDecoder, NO_VERIFIED_ABIS } from '../../core/decode/index.ts'
+import { interpreterOf } from '../interpreter/index.ts'
+import { interpretationRoutes } from './interpretations.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
@@ -50,8 +51,7 @@ async function rest (app: FastifyInstance): Promise<void> {
 /** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
 export async function restV2 (app: FastifyInstance): Promise<void> {
   const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
-  // The app's decoder reads verified ABIs (plugins/interpreter); bench:rest's has the selector table.
-  const decoder = app.hasDecorator('decoder') ? app.decoder : createDecoder({ abiSource: NO_VERIFIED_ABIS })
+  const { decoder, interpreter } = interpreterOf(app)
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -80,7 +80,8 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(internalTransactionRoutes)
     await scope.register(logRoutes, { decoder })
     await scope.register(transactionTraceRoutes)
-    await scope.register(transactionSummaryRoutes)
+    await scope.register(transactionSummaryRoutes, { interpreter })
+    await scope.register(interpretationRoutes, { interpreter })
     await scope.register(addressListRoutes)
     await scope.register(addressTokenRoutes)
     await scope.register(addressNftRoutes)

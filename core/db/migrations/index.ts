@@ -15,6 +15,7 @@ import * as nftMetadata from './2026_11_22_0_nft_metadata.ts'
 import * as apiKeys from './2026_11_24_0_api_keys.ts'
 import * as faucetDrips from './2026_11_24_0_faucet_drips.ts'
 import * as statsDaily from './2026_11_24_0_stats_daily.ts'
+import * as transactionInterpretations from './2026_11_26_0_transaction_interpretations.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -32,7 +33,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_22_0_nft_metadata', nftMetadata],
   ['2026_11_24_0_api_keys', apiKeys],
   ['2026_11_24_0_faucet_drips', faucetDrips],
-  ['2026_11_24_0_stats_daily', statsDaily]
+  ['2026_11_24_0_stats_daily', statsDaily],
+  ['2026_11_26_0_transaction_interpretations', transactionInterpretations]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
