@@ -200,6 +200,15 @@ t.test('GET /addresses/{hash}/interpretations pages newest first, once each', as
   t.same(mine, [...sent.values()].reverse(), 'every transaction Alice sent, newest first')
 })
 
+t.test('GraphQL Transaction.summary answers the same summaries, null for a failed transaction', async (t) => {
+  const gql = async (query: string) => (await app.inject({ method: 'POST', url: '/api/v2/graphql', payload: { query } })).json()
+  const swap = await gql(`{ transaction(hash: "${hashOf('swap')}") { hash summary { summaryTemplate summaryTemplateVariables } } }`)
+  const rest = (await summariesOf('swap')).data.summaries
+  t.same(swap.data.transaction.summary.map((s: { summaryTemplate: string, summaryTemplateVariables: string }) => ({ summary_template: s.summaryTemplate, summary_template_variables: JSON.parse(s.summaryTemplateVariables) })), rest)
+  const failed = await gql(`{ transaction(hash: "${hashOf('failed')}") { summary { summaryTemplate } } }`)
+  t.same(failed, { data: { transaction: { summary: null } } })
+})
+
 t.test('an ABI source with a verified contract: its ABI decodes the call and its name names it', async (t) => {
   const abiSource: AbiSource = { abiFor: async (address) => address === addresses.caller.toLowerCase() ? { name: 'Caller', abi: callerCode.abi } : null }
   const interpreter = createInterpreter({ db: app.db.knex, decoder: createDecoder({ abiSource }), coinSymbol: 'TEST' })
