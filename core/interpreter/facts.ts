@@ -1,6 +1,7 @@
 // Reads the facts the interpreter works from: the indexed rows of one
 // transaction, its input and logs decoded, and every address it touches
-// named (a verified contract's name, else its token's name or symbol).
+// named (a verified contract's name, else its token's name or symbol, else
+// the public tag an operator gave it).
 import type { Knex } from 'knex'
 import { getAddress } from 'ethers'
 import type { Decoder, DecodedParameter } from '../decode/index.ts'
@@ -24,7 +25,7 @@ async function nameAddresses (db: Knex, decoder: Decoder, addresses: Set<string>
   await Promise.all(rows.map(async (r) => {
     const verifiedName = await decoder.contractName(r.hash)
     if (r.token_type !== null) tokens.set(r.hash, { address: r.hash, type: r.token_type, name: r.token_name, symbol: r.token_symbol, decimals: r.token_decimals })
-    named.set(r.hash, { hash: getAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol, is_contract: r.is_contract, is_verified: verifiedName !== null })
+    named.set(r.hash, { hash: getAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol ?? r.tag, is_contract: r.is_contract, is_verified: verifiedName !== null })
   }))
   return { named, tokens }
 }

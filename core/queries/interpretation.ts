@@ -25,7 +25,7 @@ export type InterpretedTransactionRow = {
   to_is_contract: boolean
 }
 
-export type AddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null }
+export type AddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
 
 export async function findInterpretedTransaction (db: Knex, hash: Buffer): Promise<InterpretedTransactionRow | undefined> {
   const { rows } = await db.raw(`select ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash, t.transaction_index,
@@ -45,14 +45,15 @@ export async function readTransactionParts (db: Knex, hash: Buffer) {
   return { transfers: transfers.slice(0, MAX_INTERPRETED_TRANSFERS), logs, calls }
 }
 
-/** Whether each address has code, and the token it is, if one. */
+/** Whether each address has code, the token it is, if one, and its public tag. */
 export async function readAddresses (db: Knex, addresses: readonly string[]): Promise<AddressRow[]> {
   if (addresses.length === 0) return []
   const { rows } = await db.raw(`select ${hexColumn('h.hash')} as hash, coalesce(a.contract_code is not null, false) as is_contract,
-      k.type as token_type, k.name as token_name, k.symbol as token_symbol, k.decimals as token_decimals
+      k.type as token_type, k.name as token_name, k.symbol as token_symbol, k.decimals as token_decimals, p.name as tag
     from unnest(?::bytea[]) h(hash)
       left join addresses a on a.hash = h.hash
-      left join tokens k on k.address = h.hash`, [addresses.map((a) => Buffer.from(a.slice(2), 'hex'))])
+      left join tokens k on k.address = h.hash
+      left join public_tags p on p.address = h.hash`, [addresses.map((a) => Buffer.from(a.slice(2), 'hex'))])
   return rows
 }
 

@@ -16,6 +16,7 @@ import * as apiKeys from './2026_11_24_0_api_keys.ts'
 import * as faucetDrips from './2026_11_24_0_faucet_drips.ts'
 import * as statsDaily from './2026_11_24_0_stats_daily.ts'
 import * as transactionInterpretations from './2026_11_26_0_transaction_interpretations.ts'
+import * as publicTags from './2026_11_26_1_public_tags.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -34,7 +35,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_24_0_api_keys', apiKeys],
   ['2026_11_24_0_faucet_drips', faucetDrips],
   ['2026_11_24_0_stats_daily', statsDaily],
-  ['2026_11_26_0_transaction_interpretations', transactionInterpretations]
+  ['2026_11_26_0_transaction_interpretations', transactionInterpretations],
+  ['2026_11_26_1_public_tags', publicTags]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -11,6 +11,7 @@ import { checkSpec, OPENAPI_SPEC_PRESENT } from '../../support/openapi.ts'
 import { checkBadInput } from '../../support/rest.ts'
 import { createDecoder, type AbiSource } from '../../../core/decode/index.ts'
 import { createInterpreter } from '../../../core/interpreter/index.ts'
+import { runTag } from '../../../scripts/ops/tag.ts'
 
 const fixture = (name: string) => new URL(`../../fixtures/contracts/${name}.sol`, import.meta.url)
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
@@ -240,4 +241,18 @@ t.test('summaries are cached in PostgreSQL; invalidateInterpretations forgets th
   await rpc.call('debug_setHead', ['0x' + (block - 1).toString(16)])
   await waitForIndexed(app)
   t.notOk(await cached('native'), 'the reorg took the transaction and its summaries')
+})
+
+t.test('ops tag names an address that is neither verified nor a token, and forgets the summaries naming it', async (t) => {
+  const before = (await summariesOf('deploy router')).data.summaries
+  t.same(before[0].summary_template_variables.contract_address, contract(addresses.router, null))
+  const lines: string[] = []
+  t.equal(await runTag(app.db.knex, { address: addresses.router, tag: 'Tiny Router' }, (l) => lines.push(l)), 0)
+  t.match(lines, [new RegExp(`^${getAddress(addresses.router)} tagged "Tiny Router"; [1-9]\\d* cached summar`)])
+  t.same((await summariesOf('deploy router')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.router, 'Tiny Router'))
+  // A token's own name comes first.
+  await runTag(app.db.knex, { address: addresses.alpha, tag: 'Not Alpha' }, () => {})
+  t.same((await summariesOf('deploy alpha')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.alpha, 'Alpha'))
+  await runTag(app.db.knex, { address: addresses.router, tag: undefined }, () => {})
+  t.same((await summariesOf('deploy router')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.router, null), 'untagged')
 })
