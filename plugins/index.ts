@@ -16,6 +16,7 @@ import health from './health/index.ts'
 import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
+import interpreter from './interpreter/index.ts'
 import stats from './stats/index.ts'
 import graphqlDisabled from './graphql/disabled.ts'
 import { closeResources, openResources, type AppResources } from './resources.ts'
@@ -114,6 +115,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
   await app.register(verify, config.verify)
+  await app.register(interpreter, { coinSymbol: config.stats.coinSymbol })
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })

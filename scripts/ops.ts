@@ -18,6 +18,7 @@ import { runRestore } from './ops/restore.ts'
 import { runKeys } from './ops/keys.ts'
 import { runExplorerEnv } from './ops/explorer-env.ts'
 import { runStatsRebuild } from './ops/stats.ts'
+import { runTag } from './ops/tag.ts'
 
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
@@ -79,6 +80,9 @@ try {
     // Keys live in the database alone: no node is started for them.
     const opened = database = await openOpsDatabase(config, log)
     exitCode = await runKeys(opened.db, command, out)
+  } else if (command.name === 'tag') {
+    const opened = database = await openOpsDatabase(config, log)
+    exitCode = await runTag(opened.db, command, out)
   } else {
     ops = await openOpsContext(config, log)
     const context: OpsCommandContext = { ops, log, out, signal: controller.signal }

@@ -49,9 +49,13 @@ export async function restoreDatabase (url: string, dir: string, backup: Pick<Da
     // Tables in any order: foreign keys and triggers are not checked while copying rows that satisfied them when copied out.
     await client.query('set local session_replication_role = replica')
     const present = new Set(await listTables(client))
-    for (const table of Object.keys(backup.tables)) {
-      if (!present.has(table)) throw new Error(`the backup has table ${table}, which this version's schema lacks`)
-      await client.query(`truncate ${quote(table)} cascade`)
+    const tables = Object.keys(backup.tables)
+    const missing = tables.find((table) => !present.has(table))
+    if (missing !== undefined) throw new Error(`the backup has table ${missing}, which this version's schema lacks`)
+    // All at once, before any copy: a table truncated after its referrers were
+    // copied would empty them again by cascade (transaction_interpretations by transactions).
+    if (tables.length > 0) await client.query(`truncate ${tables.map(quote).join(', ')} cascade`)
+    for (const table of tables) {
       await pipeline(createReadStream(join(dir, `${table}.copy`)), client.query(copyFrom(`copy ${quote(table)} from stdin`)))
     }
     await resetSequences(client)

@@ -8,7 +8,9 @@
 // up in the catalogue, per row.) What PostgreSQL cannot write are the address
 // objects (EIP-55 needs keccak): the row carries the addresses and their
 // contract flags, and the REST layer splices its cached objects in
-// (plugins/rest/present-transaction.ts), with the members that never vary.
+// (plugins/rest/present-transaction.ts), with the members that never vary,
+// and writes the input with its decoding (method, decoded_input: decoding
+// needs ABIs, which PostgreSQL does not have).
 //
 // Only values that need no escaping are quoted by hand (hex, numbers, fixed
 // words); the one free text, a failed transaction's error, goes through to_json.
@@ -30,6 +32,8 @@ export type TransactionJsonRow = {
   transaction_index: number
   /** The block's, in seconds since the epoch: formatting it here costs PostgreSQL more than the gateway (to_char). */
   timestamp: number
+  /** The call's input, 0x-hex: the gateway decodes it and writes raw_input, method and decoded_input. */
+  input: string
   /** The object's other members as JSON text, without the braces. */
   members: string
 }
@@ -92,9 +96,6 @@ const MEMBERS: Array<[name: string, json: Part[]]> = [
   ['type', [sql('t.type::text')]],
   ['nonce', [sql('t.nonce::text')]],
   ['position', [sql('t.transaction_index::text')]],
-  ['raw_input', hexString('t.input')],
-  // The method selector: the input's first four bytes.
-  ['method', [sql(`case when octet_length(t.input) >= 4 then ${concatenation(hexString('substring(t.input from 1 for 4)'))} else 'null' end`)]],
   ['revert_reason', [sql(`case when ${REVERTED} then ${concatenation([text('{"raw":'), ...orNull(hexString('t.revert_reason')), text('}')])} else 'null' end`)]],
   ['transaction_types', TYPES],
   ['has_error_in_internal_transactions', bool('f.has_internal_error')]
@@ -104,6 +105,7 @@ const MEMBERS: Array<[name: string, json: Part[]]> = [
 export const TRANSACTION_JSON_COLUMNS = `
   ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to", ${hexColumn('t.created_contract')} as created_contract,
   f.from_is_contract, f.to_is_contract, t.block_number::int as block_number, t.transaction_index, ${epochColumn('b.timestamp')} as timestamp,
+  ${hexColumn('t.input')} as input,
   ${concatenation(MEMBERS.flatMap(([name, json], i) => [text(`${i === 0 ? '' : ','}"${name}":`), ...json]))} as members`
 
 // Each flag is an existence check on one small index: the contract flags on

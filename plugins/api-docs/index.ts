@@ -16,7 +16,11 @@ async function apiDocs (app: FastifyInstance, options: ApiDocsOptions): Promise<
         version: options.version
       },
       // The admin API's (plugins/auth/admin.ts, served when ADMIN_TOKEN is set).
-      tags: [{ name: 'admin', description: 'API keys for an operator\'s own sign-up or billing page: Authorization: Bearer <ADMIN_TOKEN>' }],
+      tags: [
+        { name: 'admin', description: 'API keys for an operator\'s own sign-up or billing page: Authorization: Bearer <ADMIN_TOKEN>' },
+        // plugins/rest/interpretations.ts: not in Blockscout's API.
+        { name: 'interpretation', description: 'This gateway\'s own, not Blockscout\'s: transactions decoded, named and summarised (docs/interpreter.md)' }
+      ],
       components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } }
     }
   })

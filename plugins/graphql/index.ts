@@ -15,6 +15,8 @@ import { subscriptionResolvers } from './resolvers/subscription.ts'
 import { guardSubscriptionMessages } from './websocket-messages.ts'
 import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
+import { summaryResolvers, TransactionSummary } from './resolvers/summary.ts'
+import { interpreterOf } from '../interpreter/index.ts'
 import { feedSubscriptions } from './feed.ts'
 import { rememberOperationType } from '../metrics/graphql-operation.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
@@ -41,9 +43,17 @@ async function refuseBatches (request: FastifyRequest, reply: FastifyReply): Pro
  */
 async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<void> {
   const schema = await readFile(new URL('./schema.graphql', import.meta.url), 'utf8')
+  const { interpreter } = interpreterOf(app)
   const base: MercuriusOptions = {
     schema,
-    resolvers: { ...SCALARS, ...createQueryResolvers(app.db.knex), ...fieldResolvers, ...subscriptionResolvers } as unknown as MercuriusOptions['resolvers'],
+    resolvers: {
+      ...SCALARS,
+      ...createQueryResolvers(app.db.knex),
+      ...fieldResolvers,
+      Transaction: { ...fieldResolvers.Transaction, ...summaryResolvers(interpreter) },
+      TransactionSummary,
+      ...subscriptionResolvers
+    } as unknown as MercuriusOptions['resolvers'],
     loaders: createLoaders(app.db.knex, app.geth.rpc) as unknown as MercuriusOptions['loaders'],
     validationRules: [depthLimitRule(options.maxDepth)],
     errorFormatter: formatErrors as unknown as MercuriusOptions['errorFormatter'],

@@ -13,7 +13,7 @@ export type SelectionInfo = { fieldNodes: readonly FieldNode[], fragments: Recor
 const CORE_FIELDS = new Set([
   '__typename', 'id', 'hash', 'r', 's', 'v', 'gas', 'gasPrice', 'gasUsed', 'index', 'nonce', 'status', 'value', 'blockNumber', 'block',
   'fromAddressHash', 'toAddressHash', 'createdContractAddressHash', 'fromAddress', 'toAddress', 'createdContractAddress',
-  'hasErrorInInternalTransactions', 'internalTransactions', 'logs', 'earliestProcessingStart'
+  'hasErrorInInternalTransactions', 'internalTransactions', 'logs', 'earliestProcessingStart', 'summary'
 ])
 
 const FIELD_GROUPS: Record<string, TransactionColumnGroup> = {

@@ -8,6 +8,8 @@ import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
 import { blockIndexCursor } from './pages.ts'
+import { decodeTransactionInputs } from './decodings.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 
 const intString = { type: 'string' }
 
@@ -53,7 +55,7 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   }
 }
 
-export async function addressRoutes (app: FastifyInstance): Promise<void> {
+export async function addressRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
   const db = app.db.knex
 
   app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param', {
@@ -108,8 +110,9 @@ export async function addressRoutes (app: FastifyInstance): Promise<void> {
     const [rows, confirmation] = await Promise.all([listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
+    const decoded = await decodeTransactionInputs(decoder, items)
     return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx, confirmation)),
+      items: items.map((tx) => transactionJson(tx, confirmation, decoded(tx))),
       next_page_params: rows.length > PAGE_SIZE && last !== undefined ? nextAddressTransactionParams(last, q.filter) : null
     }))
   })

@@ -9,6 +9,8 @@ import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import { decodeTransactionInputs } from './decodings.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
@@ -19,7 +21,7 @@ export async function blockNumberOf (db: FastifyInstance['db']['knex'], id: stri
   return Number.isSafeInteger(Number(id)) ? await findBlockNumber(db, { number: Number(id) }) : undefined
 }
 
-export async function blockRoutes (app: FastifyInstance): Promise<void> {
+export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
   app.get<{ Querystring: { type?: string, block_number?: number } }>('/blocks', {
     schema: {
       tags: ['blocks'],
@@ -76,7 +78,8 @@ export async function blockRoutes (app: FastifyInstance): Promise<void> {
     const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
     if (number === undefined) throw new NotFoundError()
     const [rows, confirmation] = await Promise.all([listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1)), app.confirmationDuration()])
-    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation),
+    const decoded = await decodeTransactionInputs(decoder, rows)
+    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
       request.query, ['block_number', 'index', 'items_count'])))
   })

@@ -28,6 +28,8 @@ import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { DatabaseUnavailableError, NodeUnavailableError, UnknownApiActionError } from '../../core/errors.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
+import { interpreterOf } from '../interpreter/index.ts'
+import { interpretationRoutes } from './interpretations.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
@@ -53,6 +55,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
   // bench:rest mounts these routes without a node: nothing to verify against then.
   const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
+  const { decoder, interpreter } = interpreterOf(app)
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -75,14 +78,15 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     // As Blockscout: a path under /api/v2 that names no action is a 400.
     scope.setNotFoundHandler(async () => { throw new UnknownApiActionError() })
     await scope.register(mainPageRoutes)
-    await scope.register(blockRoutes)
-    await scope.register(transactionRoutes)
-    await scope.register(addressRoutes)
+    await scope.register(blockRoutes, { decoder })
+    await scope.register(transactionRoutes, { decoder })
+    await scope.register(addressRoutes, { decoder })
     await scope.register(tokenTransferRoutes)
     await scope.register(internalTransactionRoutes)
-    await scope.register(logRoutes)
+    await scope.register(logRoutes, { decoder })
     await scope.register(transactionTraceRoutes)
-    await scope.register(transactionSummaryRoutes)
+    await scope.register(transactionSummaryRoutes, { interpreter })
+    await scope.register(interpretationRoutes, { interpreter })
     await scope.register(addressListRoutes)
     await scope.register(addressTokenRoutes)
     await scope.register(addressNftRoutes)

@@ -1,6 +1,6 @@
 // Schemas of the item kinds in the REST sub-lists (internal transactions,
 // logs, state changes, raw traces) and of their query parameters.
-import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, intString, itemsCount, nullable, page, tokenTransfer } from './schemas.ts'
+import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, decoded, intString, itemsCount, nullable, page, tokenTransfer } from './schemas.ts'
 
 const addressOrNull = { ...addressObject, type: ['object', 'null'] }
 const anyObject = { type: ['object', 'null'], additionalProperties: true }
@@ -35,7 +35,7 @@ export const log = {
     topics: { type: 'array', items: nullable('string') },
     data: { type: 'string' },
     index: { type: 'integer' },
-    decoded: anyObject,
+    decoded: decoded(true),
     smart_contract: addressOrNull,
     block_hash: { type: 'string' },
     block_number: { type: 'integer' },

@@ -9,6 +9,8 @@ import { presentLog } from './present-log.ts'
 import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import { decodeLogs } from './decodings.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 
 const CURSOR_KEYS = ['block_number', 'index', 'items_count']
 const listResponse = page(log, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } })
@@ -16,7 +18,7 @@ const nextParams = (last: LogRecord) => ({ block_number: last.block_number, inde
 
 type CursorQuery = { block_number?: number, index?: number }
 
-export async function logRoutes (app: FastifyInstance): Promise<void> {
+export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
   const db = app.db.knex
 
   app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
@@ -31,7 +33,8 @@ export async function logRoutes (app: FastifyInstance): Promise<void> {
     const hash = hashBytes(request.params.transaction_hash_param)
     if (!await transactionExists(db, hash)) throw new NotFoundError()
     const rows = await listTransactionLogs(db, hash, integerParam(request.query.index, -1))
-    return keysetPage(rows, presentLog, nextParams, request.query, CURSOR_KEYS)
+    const decoded = await decodeLogs(decoder, rows)
+    return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query, CURSOR_KEYS)
   })
 
   app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { topic?: string } }>('/addresses/:address_hash_param/logs', {
@@ -47,6 +50,7 @@ export async function logRoutes (app: FastifyInstance): Promise<void> {
     const cursor = blockIndexCursor(q)
     const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
     const rows = await listAddressLogs(db, hashBytes(request.params.address_hash_param), topic, cursor)
-    return keysetPage(rows, presentLog, nextParams, q, CURSOR_KEYS)
+    const decoded = await decodeLogs(decoder, rows)
+    return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, q, CURSOR_KEYS)
   })
 }

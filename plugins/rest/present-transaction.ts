@@ -4,24 +4,36 @@ import type { TokenTransferRecord } from '../../core/queries/transactions.ts'
 import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
+import type { DecodedInput } from '../../core/decode/index.ts'
 
 // The members PostgreSQL does not write (core/queries/transaction-json.ts):
-// nothing this index knows of (decoding needs a verified ABI, prices an
-// exchange feed) or that clique Geth 1.13 has (EIP-7702, FHE).
-const CONSTANT_MEMBERS = ',"decoded_input":null,"transaction_tag":null,"exchange_rate":null,' +
+// nothing this index knows of (prices need an exchange feed) or that clique
+// Geth 1.13 has (EIP-7702, FHE).
+const CONSTANT_MEMBERS = ',"transaction_tag":null,"exchange_rate":null,' +
   '"historic_exchange_rate":null,"authorization_list":[],"is_pending_update":false,"fhe_operations_count":0'
 
 /**
+ * The input's members: the hex as it is, `method` the decoded function's name
+ * or else the selector (as Blockscout), and the decoding.
+ */
+function inputMembers (input: string, decoded: DecodedInput | null): string {
+  const method = decoded !== null ? JSON.stringify(decoded.method_call.slice(0, decoded.method_call.indexOf('('))) : input.length >= 10 ? '"' + input.slice(0, 10) + '"' : 'null'
+  return ',"raw_input":"' + input + '","method":' + method + ',"decoded_input":' + (decoded === null ? 'null' : JSON.stringify(decoded))
+}
+
+/**
  * Blockscout's Transaction as JSON text: PostgreSQL's members with the address
- * objects spliced in, and `confirmationDuration` (JSON text: confirmation-duration.ts).
+ * objects spliced in, the input's decoding (core/decode; null when nothing
+ * decodes it) and `confirmationDuration` (JSON text: confirmation-duration.ts).
  * Lists carry no token transfers (null); the detail passes its first ones as
  * JSON text and whether there are more.
  */
-export function transactionJson (tx: TransactionJsonRow, confirmationDuration: string, tokenTransfers = 'null', overflow = 'null'): string {
+export function transactionJson (tx: TransactionJsonRow, confirmationDuration: string, decoded: DecodedInput | null, tokenTransfers = 'null', overflow = 'null'): string {
   return '{"from":' + addressJson(tx.from, tx.from_is_contract) +
     ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract)) +
     ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true)) +
-    ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + ',"confirmation_duration":' + confirmationDuration + CONSTANT_MEMBERS + '}'
+    ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + inputMembers(tx.input, decoded) +
+    ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + ',"confirmation_duration":' + confirmationDuration + CONSTANT_MEMBERS + '}'
 }
 
 /** A few members of a transaction's JSON text, for a page's cursor. */

@@ -107,6 +107,32 @@ export const itemsCount = { type: 'integer', minimum: 1, maximum: 50 }
 
 const anyObject = (nullable = false) => ({ type: nullable ? ['object', 'null'] : 'object', additionalProperties: true })
 
+/**
+ * Blockscout's DecodedInput (`indexed` false) and DecodedLogInput (true):
+ * a value is a string, or nested arrays of them for arrays and tuples.
+ */
+export const decoded = (indexed: boolean) => ({
+  type: ['object', 'null'],
+  required: ['method_id', 'method_call', 'parameters'],
+  properties: {
+    method_id: { type: 'string', description: 'The selector (a log: topic 0\'s first four bytes), lowercase hex without 0x' },
+    method_call: { type: 'string', description: 'The signature with parameter names, as `transfer(address to, uint256 amount)`' },
+    parameters: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'type', 'value', ...indexed ? ['indexed'] : []],
+        properties: {
+          name: { type: 'string' },
+          type: { type: 'string' },
+          ...indexed ? { indexed: { type: 'boolean' } } : {},
+          value: { description: 'A string (uints decimal, addresses EIP-55, bytes 0x-hex), or nested arrays for arrays and tuples' }
+        }
+      }
+    }
+  }
+})
+
 export const tokenTransfer = {
   type: 'object',
   properties: {
@@ -156,7 +182,7 @@ export const transaction = {
     nonce: { type: 'integer' },
     position: nullable('integer'),
     raw_input: { type: 'string' },
-    decoded_input: anyObject(true),
+    decoded_input: decoded(false),
     method: nullable('string'),
     revert_reason: anyObject(true),
     token_transfers: { type: ['array', 'null'], items: tokenTransfer },

@@ -1,20 +1,54 @@
-// Blockscout's transaction summary comes from its interpretation service,
-// which this gateway does not run: the route answers as Blockscout does with
-// that service switched off, so an explorer front end hides its summary panel
-// instead of showing the 400 of an unknown route.
+// Blockscout's transaction summary, written by this gateway's own interpreter
+// (core/interpreter) instead of Blockscout's closed interpretation service:
+// the same answer shapes, 200 with null for a transaction that did not
+// succeed, 404 for one not indexed, 422 for a malformed hash.
 import type { FastifyInstance } from 'fastify'
-import { message, query, transactionHashParams, validationError } from './schemas.ts'
+import type { Interpreter } from '../../core/interpreter/index.ts'
+import { message, query, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { JSON_TEXT } from './present.ts'
+import { NotFoundError } from '../../core/errors.ts'
 
-const SERVICE_DISABLED = 'Transaction Interpretation Service is disabled'
+const variable = {
+  type: 'object',
+  required: ['type', 'value'],
+  properties: {
+    type: { type: 'string', enum: ['address', 'token', 'currency', 'method', 'timestamp', 'string'] },
+    value: { description: 'A string (currency in human units, timestamp in epoch seconds), or an AddressParam or TokenInfo object' }
+  }
+}
 
-export async function transactionSummaryRoutes (app: FastifyInstance): Promise<void> {
-  app.get('/transactions/:transaction_hash_param/summary', {
+export const summary = {
+  type: 'object',
+  required: ['summary_template', 'summary_template_variables'],
+  properties: {
+    summary_template: { type: 'string', description: 'Text with {variable} placeholders; {native} is the coin\'s symbol' },
+    summary_template_variables: { type: 'object', additionalProperties: variable }
+  }
+}
+
+const summaryResponse = {
+  type: ['object', 'null'],
+  description: 'null when the transaction did not succeed',
+  properties: {
+    success: { type: 'boolean' },
+    data: { type: 'object', required: ['summaries'], properties: { summaries: { type: 'array', items: summary } } }
+  }
+}
+
+export async function transactionSummaryRoutes (app: FastifyInstance, { interpreter }: { interpreter: Interpreter }): Promise<void> {
+  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/summary', {
     schema: {
       tags: ['transactions'],
-      summary: 'A human-readable summary of the transaction: 403, no interpretation service runs here',
+      summary: 'A human-readable summary of the transaction (null when it failed); `just_request_body` is accepted and ignored: no external service is asked',
       params: transactionHashParams,
       querystring: query({ just_request_body: { type: 'boolean' } }),
-      response: { 403: message, 422: validationError }
+      response: { 200: summaryResponse, 404: message, 422: validationError }
     }
-  }, async (_request, reply) => await reply.code(403).send({ message: SERVICE_DISABLED }))
+  }, async (request, reply) => {
+    const summaries = await interpreter.summaries(request.params.transaction_hash_param.toLowerCase())
+    if (summaries === undefined) throw new NotFoundError()
+    // Blockscout answers a body of null for a transaction that is not ok.
+    if (summaries === null) return await reply.type(JSON_TEXT).send('null')
+    return { success: true, data: { summaries } }
+  })
 }

@@ -6,13 +6,15 @@ import { itemsCount, message, page, query, transaction, transactionHashParams, v
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import { decodeTransactionInput, decodeTransactionInputs } from './decodings.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
 
 type ListQuery = { filter?: string, type?: string, block_number?: number, index?: number }
 
-export async function transactionRoutes (app: FastifyInstance): Promise<void> {
+export async function transactionRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
   app.get<{ Querystring: ListQuery }>('/transactions', {
     schema: {
       tags: ['transactions'],
@@ -37,8 +39,9 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, cursor), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
+    const decoded = await decodeTransactionInputs(decoder, items)
     return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx, confirmation)),
+      items: items.map((tx) => transactionJson(tx, confirmation, decoded(tx))),
       next_page_params: rows.length > PAGE_SIZE && last !== undefined
         ? { block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }
         : null
@@ -57,15 +60,17 @@ export async function transactionRoutes (app: FastifyInstance): Promise<void> {
     const hash = hashBytes(request.params.transaction_hash_param)
     const tx = await findTransaction(app.db.knex, hash)
     if (tx === undefined) throw new NotFoundError()
-    const transfers = await listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS)
+    const [transfers, decoded] = await Promise.all([listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS), decodeTransactionInput(decoder, tx)])
     const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
-    return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
+    return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), decoded, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
 
   app.get('/main-page/transactions', {
     schema: { tags: ['main-page'], summary: 'The 6 newest transactions', querystring: query(), response: { 200: { type: 'array', items: transaction } } }
   }, async (_request, reply) => {
     const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, undefined, 6), app.confirmationDuration()])
-    return await reply.type(JSON_TEXT).send('[' + rows.slice(0, 6).map((tx) => transactionJson(tx, confirmation)).join(',') + ']')
+    const newest = rows.slice(0, 6)
+    const decoded = await decodeTransactionInputs(decoder, newest)
+    return await reply.type(JSON_TEXT).send('[' + newest.map((tx) => transactionJson(tx, confirmation, decoded(tx))).join(',') + ']')
   })
 }

@@ -19,6 +19,8 @@ import { listCoinBalanceHistory } from '../../core/queries/coin-balances.ts'
 import { countAddresses, findAddressBalance } from '../../core/queries/address-balance.ts'
 import { presentBlock } from '../rest/present.ts'
 import { presentTokenTransfer, transactionJson } from '../rest/present-transaction.ts'
+import { decodeTransactionInput } from '../rest/decodings.ts'
+import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
 
@@ -66,7 +68,7 @@ function broadcastCounts (hub: ChannelHub, transactions: TransactionRow[], trans
   }
 }
 
-async function broadcastAddressTransactions (db: Knex, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransactions (db: Knex, decoder: Decoder, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
   const byAddress = groupBy(transactions, (t) => [t.from, t.to, t.created_contract].filter((a) => a !== null && subscribed(a)))
   if (byAddress.size === 0) return
   const confirmation = confirmationDurationJson((await readBlockPace(db)).blockTimeMs)
@@ -76,7 +78,7 @@ async function broadcastAddressTransactions (db: Knex, hub: ChannelHub, transact
     for (const tx of ofAddress) {
       if (!presented.has(tx.hash)) {
         const row = await findTransaction(db, bytes(tx.hash))
-        presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation)))
+        presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row))))
       }
       if (presented.get(tx.hash) !== undefined) items.push(presented.get(tx.hash))
     }
@@ -121,14 +123,17 @@ async function broadcastBalances (db: Knex, hub: ChannelHub, batch: CommittedBlo
   }
 }
 
+/** Without the app's decoder (plugins/interpreter), inputs decode by the selector table. */
+const TABLE_DECODER = createDecoder({ abiSource: NO_VERIFIED_ABIS })
+
 /** Broadcasts one committed batch to the topics joined. */
-export async function broadcastBatch (db: Knex, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
+export async function broadcastBatch (db: Knex, hub: ChannelHub, batch: CommittedBlock[], decoder = TABLE_DECODER): Promise<void> {
   const transactions = batch.flatMap((b) => b.transactions)
   const transfers = batch.flatMap((b) => b.tokenTransfers)
   await broadcastBlocks(db, hub, batch)
   broadcastCounts(hub, transactions, transfers)
   const subscribed = (address: string): boolean => hub.hasSubscribers(TOPICS.address(address))
-  await broadcastAddressTransactions(db, hub, transactions, subscribed)
+  await broadcastAddressTransactions(db, decoder, hub, transactions, subscribed)
   await broadcastAddressTransfers(db, hub, transfers, subscribed)
   await broadcastBalances(db, hub, batch, subscribed)
   if (hub.hasSubscribers(TOPICS.newAddress)) hub.broadcast(TOPICS.newAddress, 'count', { count: Number(await countAddresses(db)) })

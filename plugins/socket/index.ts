@@ -26,6 +26,7 @@ const CLOSE_GRACE_MS = 1000
 async function socket (app: FastifyInstance, options: SocketOptions): Promise<void> {
   const hub = createChannelHub()
   const open = new Map<PhoenixSession, WebSocket>()
+  const decoder = app.hasDecorator('decoder') ? app.decoder : undefined
 
   app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws) => {
     const session = createPhoenixSession({
@@ -62,7 +63,7 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   const stopBroadcasting = app.indexer.events.subscribe((event) => {
     if (event.type !== 'block') return
     broadcasting = broadcasting
-      .then(async () => await broadcastBatch(app.db.knex, hub, event.blocks))
+      .then(async () => await broadcastBatch(app.db.knex, hub, event.blocks, decoder))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   })
   // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).

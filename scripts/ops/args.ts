@@ -4,6 +4,7 @@ import { isAddress } from 'ethers'
 import { OpsUsageError } from '../../core/errors.ts'
 import { COMMAND_USAGE, USAGE, type OpsCommandName } from './usage.ts'
 import { parseKeysArgs, type KeysCommand } from './keys-args.ts'
+import { MAX_TAG_LENGTH } from '../../core/interpreter/public-tags.ts'
 
 export { USAGE, COMMAND_USAGE }
 
@@ -20,6 +21,7 @@ export type OpsCommand =
   | KeysCommand
   | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
   | { name: 'stats-rebuild' }
+  | { name: 'tag', address: string, tag: string | undefined }
 
 const OPTIONS = {
   from: { type: 'string' },
@@ -67,7 +69,8 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   // keys checks which of these each of its actions takes (keys-args.ts).
   keys: ['label', 'tier', 'limit', 'grace'],
   'explorer-env': ['api-url', 'app-url'],
-  stats: []
+  stats: [],
+  tag: []
 }
 
 /** Throws OpsUsageError for anything it cannot run. */
@@ -139,6 +142,13 @@ function parseCommand (name: OpsCommandName, rest: string[], values: Values): Op
     case 'stats':
       if (rest.length !== 1 || rest[0] !== 'rebuild') throw new OpsUsageError('stats takes rebuild')
       return { name: 'stats-rebuild' }
+    case 'tag': {
+      args(1, 2, 'an address and optionally a name (none removes the tag)')
+      if (!isAddress(rest[0])) throw new OpsUsageError(`tag wants an address, got ${JSON.stringify(rest[0])}`)
+      const tag = rest[1]?.trim()
+      if (tag !== undefined && (tag.length === 0 || tag.length > MAX_TAG_LENGTH)) throw new OpsUsageError(`tag wants a name of 1 to ${MAX_TAG_LENGTH} characters`)
+      return { name, address: rest[0]!, tag }
+    }
   }
 }
 

@@ -58,7 +58,12 @@ export const COMMAND_USAGE = {
   stats: `stats rebuild
       Compute the Stats API's daily figures again from the indexed tables,
       keep them, and print each day and figure where the incremental ones
-      differed. Exit code 0 only when nothing differed.`
+      differed. Exit code 0 only when nothing differed.`,
+  tag: `tag <address> [name]
+      Name an address in transaction summaries (a public tag: used when the
+      address is neither a verified contract nor a token); without a name,
+      remove its tag. Cached summaries naming it are written again when next
+      asked. Needs the database only.`
 } as const
 
 export type OpsCommandName = keyof typeof COMMAND_USAGE

@@ -17,6 +17,8 @@ import * as faucetDrips from './2026_11_24_0_faucet_drips.ts'
 import * as statsDaily from './2026_11_24_0_stats_daily.ts'
 import * as advancedFilterIndexes from './2026_11_26_0_advanced_filter_indexes.ts'
 import * as verifiedContracts from './2026_11_26_0_verified_contracts.ts'
+import * as transactionInterpretations from './2026_11_26_0_transaction_interpretations.ts'
+import * as publicTags from './2026_11_26_1_public_tags.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -36,7 +38,9 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_24_0_faucet_drips', faucetDrips],
   ['2026_11_24_0_stats_daily', statsDaily],
   ['2026_11_26_0_advanced_filter_indexes', advancedFilterIndexes],
-  ['2026_11_26_0_verified_contracts', verifiedContracts]
+  ['2026_11_26_0_verified_contracts', verifiedContracts],
+  ['2026_11_26_0_transaction_interpretations', transactionInterpretations],
+  ['2026_11_26_1_public_tags', publicTags]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -46,6 +46,9 @@ const factory = await sender.deploy(factoryCode!.bytecode)
 await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
 await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
 await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('clone', [counter.address]))
+// increment() is in no signature table: only Counter's verified ABI decodes it, through the proxy too.
+const incrementInput = counterCode!.abi.encodeFunctionData('increment')
+const [incrementDirect, incrementViaProxy] = [await sender.send(counter.address, incrementInput), await sender.send(proxy.address, incrementInput)]
 // A contract's nonce starts at 1 (EIP-161).
 const [child1, child2, clone] = [1, 2, 3].map((nonce) => getCreateAddress({ from: factory.address, nonce }).toLowerCase()) as [string, string, string]
 await waitForIndexed(app)
@@ -210,6 +213,7 @@ t.test('multi-part verifies a contract linked to a library: a wrong library addr
 })
 
 t.test('proxies: an EIP-1967 proxy and an EIP-1167 clone name their implementation, with its name once verified', async (t) => {
+  for (const hash of [incrementDirect, incrementViaProxy]) t.equal((await get(`/api/v2/transactions/${hash}`)).json().decoded_input, null, 'nothing decodes increment() yet')
   const before = (await get(`/api/v2/smart-contracts/${proxy.address}`)).json()
   t.match(before, { proxy_type: 'eip1967', implementations: [{ address_hash: getAddress(counter.address), name: null }] })
   t.equal(before.is_verified, undefined, 'the proxy itself is not verified')
@@ -222,6 +226,17 @@ t.test('proxies: an EIP-1967 proxy and an EIP-1167 clone name their implementati
     t.match(detail, { proxy_type: type, implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }] }, type)
   }
   t.match((await get(`/api/v2/smart-contracts/${counter.address}`)).json(), { proxy_type: null, implementations: [] }, 'the implementation is no proxy')
+})
+
+t.test('once Counter is verified, calls to it and through its proxy are decoded by its ABI and summarised with its name', async (t) => {
+  // Runs after the proxies test, which verified Counter; the same calls were undecodable before (first request below each).
+  for (const hash of [incrementDirect, incrementViaProxy]) {
+    const detail = (await get(`/api/v2/transactions/${hash}`)).json()
+    t.match(detail.decoded_input, { method_call: 'increment()', parameters: [] }, hash === incrementDirect ? 'a direct call' : 'a call through the proxy')
+    t.equal(detail.method, 'increment')
+  }
+  const summary = (await get(`/api/v2/transactions/${incrementDirect}/summary`)).json()
+  t.match(JSON.stringify(summary), /Counter/, 'the summary names the verified contract')
 })
 
 t.test('a factory\'s child with a verified twin shows as verified by similarity, without being stored', async (t) => {

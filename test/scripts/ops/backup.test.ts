@@ -31,6 +31,10 @@ const rpc = createRpcClient({ url: endpoints.geth_rpc_url, timeoutMs: 10_000 })
 t.teardown(() => rpc.close())
 const { head } = await sealBlocks({ rpc, wallets, rounds: 4 })
 await waitFor('the index to reach the head', async () => (await original.health()).body.indexer.head === head ? true : undefined)
+// A cached summary: its table references transactions, whose truncation in a restore must not empty it again.
+const [summarised] = (await rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['0x' + head.toString(16), false])).transactions
+const summary = await fetch(`${endpoints.gateway_url}/api/v2/transactions/${summarised}/summary`)
+const summaryAnswer = { status: summary.status, text: await summary.text() }
 
 const backupDir = join(await temporary('tg-backup-'), 'backup')
 let manifest: BackupManifest
@@ -50,6 +54,8 @@ t.test('backup of a running gateway with transactions flowing', async (t) => {
   t.ok(manifest.chain.head >= head)
   t.ok(manifest.index_head! <= manifest.chain.head, 'the chain reaches the index')
   t.ok(manifest.tables.blocks! >= head + 1)
+  t.equal(summaryAnswer.status, 200, summaryAnswer.text)
+  t.equal(manifest.tables.transaction_interpretations, 1, 'the cached summary')
   t.equal(manifest.chain.hash, (await rpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x' + manifest.chain.head.toString(16), false])).hash)
   original.kill('SIGTERM')
   t.same(await original.exited, { code: 0, signal: null })

@@ -1,0 +1,76 @@
+// The decoder the gateway uses: the pure decoding of decode.ts over ABIs
+// found through an AbiSource (contract verification's store, once it is
+// plugged in), with bounded caches so that a page of transactions to the same
+// contracts decodes each distinct input once.
+import { decodeInput, decodeLog, type Abi, type DecodedInput, type DecodedLog } from './decode.ts'
+import { createLru } from './lru.ts'
+
+export { decodeInput, decodeLog, type Abi, type DecodedInput, type DecodedLog, type DecodedParameter } from './decode.ts'
+
+/** A verified contract: its name and ABI; a proxy may name its implementation's. */
+export type VerifiedAbi = { name: string, abi: Abi, implementation?: { name: string, abi: Abi } | null }
+
+/**
+ * Where verified ABIs come from. `abiFor` takes a lowercase 0x-address and
+ * answers null when the address has no verified contract.
+ */
+export type AbiSource = { abiFor (address: string): Promise<VerifiedAbi | null> }
+
+/** An instance with no verified contract: every decoding falls back to the selector table. */
+export const NO_VERIFIED_ABIS: AbiSource = { abiFor: async () => null }
+
+export type DecoderOptions = { abiSource: AbiSource, maxCachedEntries?: number }
+
+export type Decoder = {
+  /** The input of a call to `to` (null for a creation), or null when nothing decodes it. */
+  decodeInput (to: string | null, input: string): Promise<DecodedInput | null>
+  /** A log `address` emitted. */
+  decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string): Promise<DecodedLog | null>
+  /** The name a verified contract was given, or null. */
+  contractName (address: string): Promise<string | null>
+  /** Forget cached decodings: after verification stored a contract. */
+  clear (): void
+}
+
+/** Enough for a few pages of distinct inputs; each entry is a few hundred bytes. */
+export const MAX_CACHED_DECODINGS = 10_000
+
+/** A proxy's own ABI first, then its implementation's: the proxy's own functions win. */
+function combinedAbi (verified: VerifiedAbi | null): Abi | null {
+  if (verified === null) return null
+  const implementation = verified.implementation
+  return implementation == null ? verified.abi : [...verified.abi, ...implementation.abi]
+}
+
+export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODINGS }: DecoderOptions): Decoder {
+  const inputs = createLru<DecodedInput | null>(maxCachedEntries)
+  const logs = createLru<DecodedLog | null>(maxCachedEntries)
+  const abiOf = async (address: string) => combinedAbi(await abiSource.abiFor(address.toLowerCase()))
+  return {
+    async decodeInput (to, input) {
+      if (to === null || input.length < 10) return null
+      // The key holds the selector: it is the input's head.
+      const key = to.toLowerCase() + input
+      const cached = inputs.get(key)
+      if (cached !== undefined) return cached
+      const decoded = decodeInput(input, await abiOf(to))
+      inputs.set(key, decoded)
+      return decoded
+    },
+    async decodeLog (address, topics, data) {
+      const key = address.toLowerCase() + topics.join('') + data
+      const cached = logs.get(key)
+      if (cached !== undefined) return cached
+      const decoded = decodeLog(topics, data, await abiOf(address))
+      logs.set(key, decoded)
+      return decoded
+    },
+    async contractName (address) {
+      return (await abiSource.abiFor(address.toLowerCase()))?.name ?? null
+    },
+    clear () {
+      inputs.clear()
+      logs.clear()
+    }
+  }
+}

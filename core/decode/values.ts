@@ -1,0 +1,42 @@
+// Decoded ABI values rendered as Blockscout renders them (shared doc 3.3):
+// integers and booleans as decimal strings, addresses EIP-55, bytes of any
+// kind as lowercase 0x-hex, strings as they are (0x-hex when not UTF-8),
+// arrays and tuples as nested JSON arrays (tuples positional).
+import { getAddress, hexlify, ParamType } from 'ethers'
+
+export type DecodedValue = string | DecodedValue[]
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The type list ethers decodes: `string` read as `bytes` (the same encoding),
+ * so that a string that is not UTF-8 is rendered as hex instead of failing.
+ */
+export function decodingType (param: ParamType): string {
+  return param.format('sighash').replace(/\bstring\b/g, 'bytes')
+}
+
+/** The type as Blockscout names it: the canonical type, tuples as `(…)`. */
+export function typeName (param: ParamType): string {
+  return param.format('sighash')
+}
+
+/** `value` as decoded by ethers for `param` (strings read as bytes), rendered. */
+export function renderValue (param: ParamType, value: unknown): DecodedValue {
+  if (param.isArray()) return Array.from(value as unknown[], (item) => renderValue(param.arrayChildren, item))
+  if (param.isTuple()) return param.components.map((component, i) => renderValue(component, (value as unknown[])[i]))
+  const type = param.baseType
+  if (type === 'address') return getAddress(value as string)
+  if (type === 'bool') return value === true ? 'true' : 'false'
+  if (type.startsWith('uint') || type.startsWith('int')) return (value as bigint).toString()
+  if (type === 'string') return utf8OrHex(value as string)
+  return hexlify(value as string).toLowerCase()
+}
+
+function utf8OrHex (hex: string): string {
+  try {
+    return UTF8.decode(Buffer.from(hex.slice(2), 'hex'))
+  } catch {
+    return hex.toLowerCase()
+  }
+}

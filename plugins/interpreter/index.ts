@@ -1,0 +1,51 @@
+// Decoding and interpretation: the decoder (core/decode) the REST reads decode
+// inputs and logs with, and the interpreter (core/interpreter) behind the
+// summary and interpretation routes, both over one ABI source: contract
+// verification's store (core/verify), with the bundled selector table where
+// nothing is verified.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
+import { createInterpreter, type Interpreter } from '../../core/interpreter/index.ts'
+import { VARIABLES } from '../../core/config.ts'
+import { createVerifiedAbiSource } from '../../core/verify/abi-source.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    decoder: Decoder
+    interpreter: Interpreter
+  }
+}
+
+export type InterpreterPluginOptions = { coinSymbol: string }
+
+/** bench:rest and bench:graphql mount routes without this plugin or the app's config: the coin's default symbol. */
+const DEFAULT_COIN_SYMBOL = String(VARIABLES.COIN_SYMBOL!.default)
+
+/**
+ * The app's decoder and interpreter, or, where routes are mounted without
+ * this plugin (the benchmarks, the readme test), ones over no verified ABI.
+ */
+export function interpreterOf (app: FastifyInstance): { decoder: Decoder, interpreter: Interpreter } {
+  if (app.hasDecorator('interpreter')) return { decoder: app.decoder, interpreter: app.interpreter }
+  const decoder = createDecoder({ abiSource: NO_VERIFIED_ABIS })
+  return { decoder, interpreter: createInterpreter({ db: app.db.knex, decoder, coinSymbol: DEFAULT_COIN_SYMBOL }) }
+}
+
+async function interpreter (app: FastifyInstance, options: InterpreterPluginOptions): Promise<void> {
+  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, proxies: app.verifier.proxies }) : undefined
+  const decoder = createDecoder({ abiSource: verified ?? NO_VERIFIED_ABIS })
+  const interpreter = createInterpreter({ db: app.db.knex, decoder, coinSymbol: options.coinSymbol })
+  app.decorate('decoder', decoder)
+  app.decorate('interpreter', interpreter)
+  if (verified === undefined) return
+  // A verified contract may be named in any cached summary, also as a proxy's implementation: all of them are read again.
+  const stop = app.verifier.subscribe((event) => {
+    if (event.status !== 'success') return
+    verified.forget()
+    interpreter.invalidateAll().catch((err: unknown) => app.log.warn({ err, address: event.address }, 'dropping cached interpretations after a verification failed'))
+  })
+  app.addHook('onClose', async () => { stop() })
+}
+
+export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db'] })

@@ -1,0 +1,29 @@
+// The decoded inputs and logs of a page, decoded before the page is written
+// (decoding may read an ABI, presenting is synchronous). As Blockscout: a
+// creation, an input shorter than a selector or a call to an address without
+// code decode to nothing. The decoder caches per (to, input) and per log.
+import type { Decoder, DecodedInput, DecodedLog } from '../../core/decode/index.ts'
+import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import type { LogRecord } from '../../core/queries/logs.ts'
+import { logTopics } from './present-log.ts'
+import { hex } from './present.ts'
+
+type Call = Pick<TransactionJsonRow, 'to' | 'to_is_contract' | 'input'>
+
+export async function decodeTransactionInput (decoder: Decoder, tx: Call): Promise<DecodedInput | null> {
+  return tx.to !== null && tx.to_is_contract && tx.input.length >= 10 ? await decoder.decodeInput(tx.to, tx.input) : null
+}
+
+/** Each row's decoded input, by row. */
+export async function decodeTransactionInputs (decoder: Decoder, rows: readonly TransactionJsonRow[]): Promise<(tx: TransactionJsonRow) => DecodedInput | null> {
+  const decoded = new Map<TransactionJsonRow, DecodedInput | null>()
+  await Promise.all(rows.map(async (tx) => decoded.set(tx, await decodeTransactionInput(decoder, tx))))
+  return (tx) => decoded.get(tx) ?? null
+}
+
+/** Each log's decoding, by its emitter's verified ABI or the selector table. */
+export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]): Promise<(log: LogRecord) => DecodedLog | null> {
+  const decoded = new Map<LogRecord, DecodedLog | null>()
+  await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(hex(l.address), logTopics(l), hex(l.data)))))
+  return (l) => decoded.get(l) ?? null
+}
