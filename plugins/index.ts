@@ -24,6 +24,7 @@ import rateLimit from './rate-limit/index.ts'
 import cors from './cors/index.ts'
 import websocket from './websocket/index.ts'
 import socket from './socket/index.ts'
+import rpcWebsocket from './rpc-websocket/index.ts'
 import etherscan from './etherscan/index.ts'
 import metrics from './metrics/index.ts'
 import faucet from './faucet/index.ts'
@@ -112,6 +113,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
+  await app.register(rpcWebsocket, { ...config.rpcWebsocket, timeoutMs: config.rpcProxy.timeoutMs })
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })
