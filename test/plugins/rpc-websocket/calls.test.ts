@@ -96,3 +96,10 @@ t.test('an upgrade to a path that serves no WebSocket is still refused with 404'
   t.equal(response.statusCode, 404)
   socket.terminate()
 })
+
+t.test('each call over the socket is counted in the JSON-RPC metrics by its method', async (t) => {
+  const client = await connectWsRpc(t, wsUrlOf(url))
+  await client.send([call('web3_clientVersion', [], 1), call('web3_clientVersion', [], 2)])
+  const { text } = await app.metrics.scrape()
+  t.match(text, /gateway_jsonrpc_request_duration_seconds_count\{method="web3_clientVersion"\} 2\n/)
+})
