@@ -42,6 +42,9 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
   RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
+  RPC_WS_MAX_CONNECTIONS: { type: 'integer', default: 500, minimum: 1, description: 'JSON-RPC WebSocket connections (/ws, /rpc, /) open at once on the instance; an upgrade past it is refused with HTTP 503.' },
+  RPC_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Subscriptions one JSON-RPC WebSocket connection may hold; eth_subscribe past it answers -32005.' },
+  RPC_WS_MAX_QUEUED_BYTES: { type: 'integer', default: 16777216, minimum: 1024, description: 'Bytes that may wait to be written to one JSON-RPC WebSocket client; a client further behind is disconnected with close code 1008.' },
   DEV_ACCOUNTS_FILE: { type: 'string', description: 'JSON array of private keys eth_sendTransaction may sign with; off when unset.' },
   GRAPHQL_ENABLED: { type: 'boolean', default: true, description: 'Serve the GraphQL API, its subscriptions and GraphiQL; false answers 404 there and loads nothing of GraphQL.' },
   GRAPHQL_MAX_DEPTH: { type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Deepest GraphQL selection accepted (fragments count).' },
@@ -108,6 +111,11 @@ export type Config = Readonly<{
     maxBodyBytes: number
     timeoutMs: number
     devAccountsFile: string | undefined
+  }>
+  rpcWebsocket: Readonly<{
+    maxConnections: number
+    maxSubscriptionsPerConnection: number
+    maxQueuedBytes: number
   }>
   graphql: Readonly<{
     enabled: boolean
@@ -227,6 +235,11 @@ export function loadConfig (env: Env = process.env): Config {
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
       devAccountsFile: str('DEV_ACCOUNTS_FILE')
+    },
+    rpcWebsocket: {
+      maxConnections: v.RPC_WS_MAX_CONNECTIONS,
+      maxSubscriptionsPerConnection: v.RPC_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxQueuedBytes: v.RPC_WS_MAX_QUEUED_BYTES
     },
     graphql: {
       enabled: v.GRAPHQL_ENABLED,

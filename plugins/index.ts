@@ -25,6 +25,7 @@ import rateLimit from './rate-limit/index.ts'
 import cors from './cors/index.ts'
 import websocket from './websocket/index.ts'
 import socket from './socket/index.ts'
+import rpcWebsocket from './rpc-websocket/index.ts'
 import etherscan from './etherscan/index.ts'
 import metrics from './metrics/index.ts'
 import faucet from './faucet/index.ts'
@@ -116,6 +117,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(websocket)
   await app.register(verify, config.verify)
   await app.register(interpreter, { coinSymbol: config.stats.coinSymbol })
+  await app.register(rpcWebsocket, { ...config.rpcWebsocket, timeoutMs: config.rpcProxy.timeoutMs })
   await app.register(rest)
   await app.register(etherscan)
   await app.register(faucet, { ...config.faucet, chainId: config.chainId })

@@ -1,5 +1,6 @@
 // JSON-RPC's own error channel: codes from the JSON-RPC 2.0 spec and the
 // Ethereum provider conventions (EIP-1474). docs/json-rpc.md lists them; a test checks.
+import { RateLimitedError } from '../errors.ts'
 
 export const JSON_RPC_ERRORS = {
   PARSE_ERROR: { code: -32700, message: 'Parse error' },
@@ -36,4 +37,11 @@ export class JsonRpcError extends Error {
 
 export function errorResponse (id: JsonRpcId, error: JsonRpcError): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: error.toObject() }
+}
+
+/** The answer to a request over the rate limit: -32005 for its id, or an array of them, one per item, for a batch. */
+export function overLimitAnswer (ids: JsonRpcId | JsonRpcId[]): string {
+  const message = new RateLimitedError().message
+  const answer = (id: JsonRpcId): JsonRpcResponse => errorResponse(id, new JsonRpcError('LIMIT_EXCEEDED', message))
+  return JSON.stringify(Array.isArray(ids) ? ids.map(answer) : answer(ids))
 }

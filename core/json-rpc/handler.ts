@@ -5,7 +5,7 @@ import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
 import { JSON_RPC_ERRORS, JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
-import { isAllowedMethod, isJoinable, validateParams } from './methods.ts'
+import { isAllowedMethod, isJoinable, isSocketOnly, validateParams } from './methods.ts'
 import { isNestedDeeperThan } from './params.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
@@ -33,7 +33,13 @@ export type JsonRpcReply = {
   methods?: string[]
 }
 
-export type JsonRpcHandler = { handle (text: string): Promise<JsonRpcReply> }
+/** A WebSocket connection's own methods (eth_subscribe, eth_unsubscribe): answers the call or throws a JsonRpcError. */
+export type SocketCalls = (method: string, params: unknown[]) => Promise<unknown>
+
+export type JsonRpcHandler = {
+  /** Answers a request's text; `socket` when it came over a WebSocket, which serves its socket-only methods. */
+  handle (text: string, socket?: SocketCalls): Promise<JsonRpcReply>
+}
 
 /** A checked request: ready to answer. `id` undefined means a notification. */
 type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
@@ -48,7 +54,7 @@ type Refusal = { id: JsonRpcId | undefined, error: JsonRpcError }
 export const MAX_PARAMS_DEPTH = 16
 /** Methods the gateway answers itself or checks around forwarding; every other one passes through untouched. */
 const NOT_FORWARDED_AS_IS = new Set(['eth_getLogs', 'eth_newFilter', 'eth_getFilterLogs', 'eth_getFilterChanges', 'eth_uninstallFilter',
-  'eth_sendTransaction', 'eth_chainId', 'net_version'])
+  'eth_sendTransaction', 'eth_chainId', 'net_version', 'eth_subscribe', 'eth_unsubscribe'])
 
 const HTTP_OK = 200
 const HTTP_NO_CONTENT = 204
@@ -66,16 +72,16 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     net_version: () => String(o.chainId)
   }
 
-  async function handle (text: string): Promise<JsonRpcReply> {
-    if (o.labelMethods !== true) return await answer(text)
+  async function handle (text: string, socket?: SocketCalls): Promise<JsonRpcReply> {
+    if (o.labelMethods !== true) return await answer(text, socket)
     const items: unknown[] = []
-    const result = await answer(text, items)
+    const result = await answer(text, socket, items)
     result.methods = items.length === 0 ? [INVALID_METHOD] : items.map(methodLabel)
     return result
   }
 
   /** `seen` gets the request's items, for the metrics: none when it was not JSON or the batch was refused whole. */
-  async function answer (text: string, seen?: unknown[]): Promise<JsonRpcReply> {
+  async function answer (text: string, socket: SocketCalls | undefined, seen?: unknown[]): Promise<JsonRpcReply> {
     let body: unknown
     try {
       body = JSON.parse(text)
@@ -84,7 +90,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     }
     if (!Array.isArray(body)) {
       seen?.push(body)
-      return await handleSingle(body)
+      return await handleSingle(body, socket)
     }
     if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
     if (body.length > o.limits.maxBatch) {
@@ -92,12 +98,12 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
     }
     seen?.push(...body)
-    const answers = await handleBatch(body)
+    const answers = await handleBatch(body, socket)
     return answers.length === 0 ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answers)
   }
 
-  async function handleSingle (item: unknown): Promise<JsonRpcReply> {
-    const checked = checkRequest(item)
+  async function handleSingle (item: unknown, socket: SocketCalls | undefined): Promise<JsonRpcReply> {
+    const checked = checkRequest(item, socket !== undefined)
     if ('error' in checked) return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
     const call = checked
     let answer: JsonRpcResponse | undefined
@@ -112,7 +118,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
         return call.id === undefined ? NO_ANSWER : { status: HTTP_OK, body }
       } else {
-        [answer] = await answerCalls([call])
+        [answer] = await answerCalls([call], socket)
       }
     } catch (err) {
       answer = failed(call, toJsonRpcError(err, o.log))
@@ -123,14 +129,14 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     return reply(unavailable ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK, answer)
   }
 
-  async function handleBatch (items: unknown[]): Promise<JsonRpcResponse[]> {
+  async function handleBatch (items: unknown[], socket: SocketCalls | undefined): Promise<JsonRpcResponse[]> {
     const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
-      const checked = checkRequest(item)
+      const checked = checkRequest(item, socket !== undefined)
       if (!('error' in checked)) return checked
       return checked.id === undefined ? undefined : errorResponse(checked.id, checked.error)
     })
     const calls = slots.filter((s): s is Call => s !== undefined && 'method' in s)
-    const answers = await answerCalls(calls)
+    const answers = await answerCalls(calls, socket)
     let next = 0
     return slots
       .map((slot) => slot !== undefined && 'method' in slot ? answers[next++] : slot)
@@ -138,10 +144,12 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   }
 
   /** Answers calls in order (undefined for notifications): local ones here, the rest in one batch to the node. */
-  async function answerCalls (calls: Call[]): Promise<Array<JsonRpcResponse | undefined>> {
+  async function answerCalls (calls: Call[], socket: SocketCalls | undefined): Promise<Array<JsonRpcResponse | undefined>> {
     const answers = await Promise.all(calls.map(async (call) => {
       try {
         if (call.method in local) return done(call, local[call.method]!())
+        // checkRequest let it through only with a socket.
+        if (isSocketOnly(call.method)) return done(call, await socket!(call.method, call.params))
         if (call.method === 'eth_sendTransaction') return done(call, await o.devAccounts.sendTransaction(call.params[0] as Record<string, string>))
         await checkBeforeForwarding(call)
         return call
@@ -210,7 +218,7 @@ function checkResult (call: Call, result: unknown, logLimits: LogLimits, logFilt
  * not JSON-RPC is answered with what can be read of its id (JSON-RPC 2.0);
  * past the envelope, a notification is refused without an answer, as Geth does.
  */
-function checkRequest (item: unknown): Call | Refusal {
+function checkRequest (item: unknown, overSocket: boolean): Call | Refusal {
   const invalid = (reason: string): Refusal => ({ id: idOf(item), error: new JsonRpcError('INVALID_REQUEST', reason) })
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return invalid('a request must be an object')
   const r = item as Record<string, unknown>
@@ -221,6 +229,7 @@ function checkRequest (item: unknown): Call | Refusal {
   const id = 'id' in r ? r.id as JsonRpcId : undefined
   const refused = (kind: 'METHOD_NOT_FOUND' | 'INVALID_PARAMS', reason: string): Refusal => ({ id, error: new JsonRpcError(kind, reason) })
   if (!isAllowedMethod(r.method)) return refused('METHOD_NOT_FOUND', `the method ${r.method.slice(0, 100)} does not exist or is not available`)
+  if (!overSocket && isSocketOnly(r.method)) return refused('METHOD_NOT_FOUND', `${r.method} needs a WebSocket: connect to ws://<host>/ws (notifications are not supported over HTTP)`)
   if (r.params !== undefined && !Array.isArray(r.params)) return refused('INVALID_PARAMS', 'params must be given by position, as an array')
   if (isNestedDeeperThan(r.params, MAX_PARAMS_DEPTH)) return refused('INVALID_PARAMS', `params nest deeper than ${MAX_PARAMS_DEPTH} levels`)
   const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])

@@ -2,6 +2,7 @@
 // (admin_, debug_, personal_, miner_, clique_, txpool_, eth_sign*, ...) answers
 // -32601: Geth's signer account is unlocked, so signing must never reach it.
 import * as p from './params.ts'
+import { subscriptionKind, subscriptionOptions } from './subscription-request.ts'
 
 export type ParamSpec = {
   name: string
@@ -17,6 +18,8 @@ export type MethodSpec = {
   required?: number
   /** A cheap read: concurrent calls may share one batch to the node (core/rpc/batcher.ts). */
   joinable?: boolean
+  /** Served over a WebSocket only (core/json-rpc/socket-session.ts): over HTTP it answers -32601, as Geth's HTTP endpoint does. */
+  socketOnly?: boolean
 }
 
 const none: MethodSpec = { params: [] }
@@ -58,7 +61,10 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_newBlockFilter: none,
   eth_getFilterChanges: { params: [param('filterId', p.filterId)] },
   eth_getFilterLogs: { params: [param('filterId', p.filterId)] },
-  eth_uninstallFilter: { params: [param('filterId', p.filterId)] }
+  eth_uninstallFilter: { params: [param('filterId', p.filterId)] },
+  // Over a WebSocket: answered from the node's own subscriptions (core/json-rpc/subscriptions.ts).
+  eth_subscribe: { params: [param('kind', subscriptionKind), { name: 'options', check: subscriptionOptions, optional: true }], socketOnly: true },
+  eth_unsubscribe: { params: [param('subscriptionId', p.filterId)], socketOnly: true }
 }
 
 for (const spec of Object.values(METHODS)) spec.required = spec.params.filter((p) => !p.optional).length
@@ -69,6 +75,10 @@ export function isAllowedMethod (method: string): boolean {
 
 export function isJoinable (method: string): boolean {
   return METHODS[method]?.joinable === true
+}
+
+export function isSocketOnly (method: string): boolean {
+  return METHODS[method]?.socketOnly === true
 }
 
 /** Checks arity and each param; returns the params to forward (defaults filled) or a reason. */

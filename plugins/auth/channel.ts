@@ -3,7 +3,7 @@
 // Set on each route as it is added (route config `access`), read by the auth
 // and rate-limit hooks.
 import type { FastifyReply, RouteOptions } from 'fastify'
-import { JsonRpcError, errorResponse, type JsonRpcId } from '../../core/json-rpc/errors.ts'
+import { JsonRpcError, errorResponse, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { ApiKeyInvalidError, RateLimitedError } from '../../core/errors.ts'
 import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
 
@@ -46,10 +46,7 @@ export async function refuseOverLimit (reply: FastifyReply, channel: AccessChann
   const error = new RateLimitedError()
   reply.code(429).type(JSON_TYPE)
   switch (channel) {
-    case 'json-rpc': {
-      const answer = (id: JsonRpcId): unknown => errorResponse(id, new JsonRpcError('LIMIT_EXCEEDED', error.message))
-      return await reply.send(JSON.stringify(Array.isArray(rpcIds) ? rpcIds.map(answer) : answer(rpcIds)))
-    }
+    case 'json-rpc': return await reply.send(overLimitAnswer(rpcIds))
     case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }] })
     default: return await reply.send({ message: error.message })
   }

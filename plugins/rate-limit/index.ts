@@ -21,8 +21,12 @@ declare module 'fastify' {
 export type AccessBudget = {
   /** Where requests are counted now: 'off' with limits off, 'memory' also while Redis is away. */
   backend (): 'redis' | 'memory' | 'off'
-  /** Spends one request of the client that opened this WebSocket (a GraphQL subscription start); false when over its limit. */
-  chargeSubscription (upgradeRequest: FastifyRequest): Promise<boolean>
+  /**
+   * Spends `cost` requests (1 by default) of the client that opened this
+   * WebSocket, for a message it sent (a GraphQL subscription start, a JSON-RPC
+   * message: each item of a batch); false when over its limit.
+   */
+  chargeSubscription (upgradeRequest: FastifyRequest, cost?: number): Promise<boolean>
 }
 
 export type RateLimitOptions = Config['rateLimit']
@@ -97,8 +101,8 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   })
   app.decorate('accessBudget', {
     backend: () => backend(),
-    async chargeSubscription (upgradeRequest: FastifyRequest) {
-      const spent = await spend(upgradeRequest, 1)
+    async chargeSubscription (upgradeRequest: FastifyRequest, cost = 1) {
+      const spent = await spend(upgradeRequest, cost)
       if (spent?.exceeded !== true) return true
       app.metrics.rateLimitRejections.inc({ tier: spent.policy })
       return false

@@ -7,6 +7,13 @@ import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
 import type { Metrics } from '../../core/metrics/index.ts'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The endpoint's handler, shared by the WebSocket (plugins/rpc-websocket): one allow-list, one set of log filters. */
+    jsonRpcHandler: JsonRpcHandler
+  }
+}
+
 export type RpcProxyOptions = Config['rpcProxy'] & { chainId: number }
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
@@ -19,6 +26,7 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   app.addHook('onClose', async () => devAccounts.close())
   const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
   const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log, labelMethods: metrics !== undefined })
+  app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()

@@ -20,6 +20,12 @@ async function websocket (app: FastifyInstance): Promise<void> {
     if (request.headers.upgrade?.toLowerCase() !== 'websocket' || servedPaths.has(request.routeOptions.url ?? '')) return
     await reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `No WebSocket is served at ${request.url.split('?')[0]!.slice(0, 200)}` })
   })
+  // An upgrade refused by a hook that ran before @fastify/websocket's own (plugins/auth's 401 for a bad
+  // key) leaves the socket open once its answer is sent: Node's HTTP server no longer tracks an upgrade's
+  // socket, so it would outlive the reply, and app.close() would wait for it.
+  app.addHook('onResponse', async (request) => {
+    if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy()
+  })
 }
 
 export default fp(websocket, { name: 'websocket', fastify: '5.x' })

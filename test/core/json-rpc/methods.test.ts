@@ -1,5 +1,5 @@
 import t from 'tap'
-import { METHODS, isAllowedMethod, validateParams } from '../../../core/json-rpc/methods.ts'
+import { METHODS, isAllowedMethod, isSocketOnly, validateParams } from '../../../core/json-rpc/methods.ts'
 import { isNestedDeeperThan } from '../../../core/json-rpc/params.ts'
 
 const ADDRESS = '0x' + 'ab'.repeat(20)
@@ -13,7 +13,9 @@ t.test('isAllowedMethod() allows the published and wallet methods and nothing th
     'miner_start', 'clique_propose', 'txpool_content', 'eth_accounts', 'toString', '__proto__', 'constructor']) {
     t.notOk(isAllowedMethod(method), method)
   }
-  t.equal(Object.keys(METHODS).length, 32)
+  // 32 over HTTP, and eth_subscribe / eth_unsubscribe over a WebSocket only.
+  t.equal(Object.keys(METHODS).length, 34)
+  t.same(Object.keys(METHODS).filter(isSocketOnly), ['eth_subscribe', 'eth_unsubscribe'])
 })
 
 t.test('validateParams() fills the default block and checks each param', async (t) => {
