@@ -5,11 +5,15 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { basename } from 'node:path'
 
-// solc ships no types and only compile() is used: typed here.
-const solc = createRequire(import.meta.url)('solc') as { compile (input: string): string, version (): string }
+type Solc = { compile (input: string): string, version (): string }
+let loaded: Solc | undefined
+// solc ships no types and only compile() and version() are used: typed here. Loaded
+// on first use: its bundled compiler takes seconds of CPU to load, and the tests
+// import this file but mostly read committed output (test/support/contracts.ts).
+const solc = (): Solc => (loaded ??= createRequire(import.meta.url)('solc') as Solc)
 
 /** The compiler's full version, as the committed test contracts record it. */
-export const solcVersion = (): string => solc.version()
+export const solcVersion = (): string => solc().version()
 
 export type CompiledContract = { abi: unknown[], bytecode: string }
 
@@ -26,7 +30,7 @@ export async function compileSolidity (file: URL): Promise<Record<string, Compil
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } }
     }
   }
-  const output = JSON.parse(solc.compile(JSON.stringify(input)))
+  const output = JSON.parse(solc().compile(JSON.stringify(input)))
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
   const contracts = output.contracts[name] as Record<string, { abi: unknown[], evm: { bytecode: { object: string } } }>
