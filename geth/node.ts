@@ -16,6 +16,7 @@ import { PREIMAGE_ARGS, buildGethArgs } from './args.ts'
 import { createGethSupervisor, type GethSupervisor } from './supervisor.ts'
 import { waitForRpc } from './ready.ts'
 import { startSealerWatchdog, type SealerWatchdog } from './sealer-watchdog.ts'
+import type { Clock } from '../core/clock.ts'
 
 const EXTERNAL_READY_TIMEOUT_MS = 30_000
 
@@ -29,9 +30,15 @@ export type GethNode = {
   stop (): Promise<void>
 }
 
-export type GethNodeOptions = { config: Config, log: Logger, signal?: AbortSignal | undefined }
+export type GethNodeOptions = {
+  config: Config
+  log: Logger
+  signal?: AbortSignal | undefined
+  /** For the supervisor's restart backoff and the sealer watchdog: real timers unless a test fakes them. */
+  clock?: Clock
+}
 
-export async function createGethNode ({ config, log, signal }: GethNodeOptions): Promise<GethNode> {
+export async function createGethNode ({ config, log, signal, clock }: GethNodeOptions): Promise<GethNode> {
   if (config.geth.rpcUrl !== undefined) return createExternalNode(config, config.geth.rpcUrl, log)
   const gethDir = join(config.dataDir, 'geth')
   await mkdir(gethDir, { recursive: true })
@@ -47,7 +54,8 @@ export async function createGethNode ({ config, log, signal }: GethNodeOptions):
     log,
     pidFile: join(config.dataDir, 'geth.pid'),
     gethDir,
-    env: gethEnv(config)
+    env: gethEnv(config),
+    clock
   })
   // The chain's own period, from the genesis it was initialised with (CLIQUE_PERIOD applies on first start only).
   const period = await readCliquePeriod(join(config.dataDir, 'genesis.json'))
@@ -60,7 +68,7 @@ export async function createGethNode ({ config, log, signal }: GethNodeOptions):
     async start () {
       await supervisor.start()
       await checkChainId(rpc, config.chainId)
-      if (period === 0) watchdog ??= startSealerWatchdog({ rpc, log })
+      if (period === 0) watchdog ??= startSealerWatchdog({ rpc, log, clock })
     },
     async stop () {
       watchdog?.stop()

@@ -11,15 +11,18 @@
 // its business: a failed look is skipped.
 import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
+import { realClock, type Clock } from '../core/clock.ts'
 
-const INTERVAL_MS = 2000
+export const SEALER_WATCHDOG_INTERVAL_MS = 2000
 const MAX_BACKOFF_MS = 5 * 60_000
 
 export type SealerWatchdog = { stop (): void }
 
 type Look = { pending: number, head: number }
 
-export function startSealerWatchdog ({ rpc, log }: { rpc: RpcClient, log: Logger }): SealerWatchdog {
+export type SealerWatchdogOptions = { rpc: RpcClient, log: Logger, clock?: Clock }
+
+export function startSealerWatchdog ({ rpc, log, clock = realClock }: SealerWatchdogOptions): SealerWatchdog {
   let last: Look | undefined
   let looking = false
   // Restarts since the head last moved, and when the next one may come.
@@ -36,12 +39,12 @@ export function startSealerWatchdog ({ rpc, log }: { rpc: RpcClient, log: Logger
       const now = { pending: Number((status as { pending: string }).pending), head: Number(head as string) }
       if (last !== undefined && now.head !== last.head) [restarts, nextRestartAt] = [0, 0]
       const stalled = last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head
-      if (stalled && Date.now() >= nextRestartAt) {
+      if (stalled && clock.now() >= nextRestartAt) {
         log.warn({ pending: now.pending, head: now.head, restarts }, 'clique sealer stalled with transactions pending (go-ethereum#21189): restarting it')
         await rpc.call('miner_stop', [])
         await rpc.call('miner_start', [])
         restarts++
-        nextRestartAt = Date.now() + Math.min(MAX_BACKOFF_MS, INTERVAL_MS * 2 ** restarts)
+        nextRestartAt = clock.now() + Math.min(MAX_BACKOFF_MS, SEALER_WATCHDOG_INTERVAL_MS * 2 ** restarts)
       }
       last = now
     } catch (err) {
@@ -51,8 +54,8 @@ export function startSealerWatchdog ({ rpc, log }: { rpc: RpcClient, log: Logger
       looking = false
     }
   }
-  // look() catches everything itself.
-  const timer = setInterval(() => { look().catch(() => {}) }, INTERVAL_MS)
+  // look() catches everything itself; the promise is for a fake clock to wait on.
+  const timer = clock.setInterval(async () => await look(), SEALER_WATCHDOG_INTERVAL_MS)
   timer.unref()
-  return { stop: () => clearInterval(timer) }
+  return { stop: () => clock.clear(timer) }
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
 import { GethStartFailedError } from '../core/errors.ts'
 import { restartDelayMs } from '../core/restart-backoff.ts'
+import { realClock, type Clock, type ClockTimer } from '../core/clock.ts'
 import { forwardGethLogLine } from './log-lines.ts'
 import { waitForRpc } from './ready.ts'
 
@@ -31,6 +32,8 @@ export type GethSupervisorOptions = {
   env: Readonly<Record<string, string>>
   readyTimeoutMs?: number
   stopTimeoutMs?: number
+  /** Times runs and the restart backoff; real timers unless a test fakes them. */
+  clock?: Clock
 }
 
 export type GethSupervisor = EventEmitter & {
@@ -45,12 +48,13 @@ type Child = ResultPromise<{ reject: false, buffer: false }>
 export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor {
   const log = o.log
   const readyTimeoutMs = o.readyTimeoutMs ?? READY_TIMEOUT_MS
+  const clock = o.clock ?? realClock
   const events = new EventEmitter()
   let child: Child | undefined
   let stopping = false
   let restarts = 0
   let failuresInARow = 0
-  let restartTimer: NodeJS.Timeout | undefined
+  let restartTimer: ClockTimer | undefined
   let tail: string[] = []
 
   function spawn (): Child {
@@ -72,8 +76,8 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
         forwardGethLogLine(log, line)
       })
     }
-    const startedAt = Date.now()
-    proc.then((result) => onExit(proc, result, Date.now() - startedAt))
+    const startedAt = clock.now()
+    proc.then((result) => onExit(proc, result, clock.now() - startedAt))
     if (proc.pid !== undefined) writeFile(o.pidFile, String(proc.pid)).catch(() => {})
     return proc
   }
@@ -87,7 +91,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
     const delayMs = restartDelayMs(failuresInARow)
     log.warn({ exit_code: result.exitCode, signal: result.signal, ran_ms: ranMs, restart_in_ms: delayMs, last_output: tail.slice(-5) },
       'geth exited unexpectedly; restarting')
-    restartTimer = setTimeout(() => { restart().catch(() => {}) }, delayMs)
+    restartTimer = clock.setTimeout(async () => await restart().catch(() => {}), delayMs)
   }
 
   async function restart (): Promise<void> {
@@ -139,7 +143,7 @@ export function createGethSupervisor (o: GethSupervisorOptions): GethSupervisor 
 
   async function stop (): Promise<void> {
     stopping = true
-    clearTimeout(restartTimer)
+    clock.clear(restartTimer)
     if (child) await terminate(child)
     await rm(o.pidFile, { force: true })
   }

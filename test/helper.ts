@@ -17,13 +17,21 @@ export type TestApp = { app: FastifyInstance, config: Config, chain: TestChainFi
 export async function buildTestConfig (t: Tap, env: Record<string, string> = {}): Promise<{ config: Config, chain: TestChainFiles }> {
   const chain = await createTestChainFiles(t)
   const databaseUrl = await createTestDatabase(t)
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', ...chain.env, ...env })
-  return { config, chain }
+  return { config: testConfig(chain, databaseUrl, env), chain }
+}
+
+/** The test config of a chain and database made beforehand (a fixture template or its clone). */
+export function testConfig (chain: TestChainFiles, databaseUrl: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ ...process.env, DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', ...chain.env, ...env })
 }
 
 /** Builds the app and listens on a free loopback port (ethers and fetch need a real socket). */
 export async function build (t: Tap, env: Record<string, string> = {}): Promise<TestApp> {
-  const { config, chain } = await buildTestConfig(t, env)
+  return await buildOn(t, await buildTestConfig(t, env))
+}
+
+/** build() on a config and chain made beforehand (see testConfig). */
+export async function buildOn (t: Tap, { config, chain }: { config: Config, chain: TestChainFiles }): Promise<TestApp> {
   const app = await buildApp(config, { logger: pino({ level: config.logLevel }) })
   t.teardown(async () => await app.close())
   await app.listen({ host: '127.0.0.1', port: 0 })

@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process'
 import type { Logger } from '../logger.ts'
 import { restartDelayMs } from '../restart-backoff.ts'
+import { realClock, type Clock, type ClockTimer } from '../clock.ts'
 
 /** A run this long counts as healthy: the next crash starts the backoff afresh. */
 const STABLE_RUN_MS = 60_000
@@ -14,17 +15,18 @@ export type PostgresProcessHandle = { start (): Promise<void>, process?: ChildPr
 
 export type EmbeddedPostgresSupervisor = { readonly restarts: number, stop (): void }
 
-export function superviseEmbeddedPostgres (server: PostgresProcessHandle, log: Logger): EmbeddedPostgresSupervisor {
+/** `clock` times runs and the restart backoff: real timers unless a test fakes them. */
+export function superviseEmbeddedPostgres (server: PostgresProcessHandle, log: Logger, clock: Clock = realClock): EmbeddedPostgresSupervisor {
   let stopping = false
   let restarts = 0
   let failuresInARow = 0
-  let timer: NodeJS.Timeout | undefined
-  let startedAt = Date.now()
+  let timer: ClockTimer | undefined
+  let startedAt = clock.now()
 
   function watch (child: ChildProcess | undefined): void {
     child?.once('exit', (code, signal) => {
       if (stopping || server.process !== child) return
-      const ranMs = Date.now() - startedAt
+      const ranMs = clock.now() - startedAt
       failuresInARow = ranMs >= STABLE_RUN_MS ? 1 : failuresInARow + 1
       schedule({ exit_code: code, signal, ran_ms: ranMs }, 'embedded PostgreSQL exited unexpectedly; restarting')
     })
@@ -33,13 +35,13 @@ export function superviseEmbeddedPostgres (server: PostgresProcessHandle, log: L
   function schedule (fields: Record<string, unknown>, message: string): void {
     const delayMs = restartDelayMs(failuresInARow)
     log.warn({ ...fields, restart_in_ms: delayMs }, message)
-    timer = setTimeout(() => { restart().catch(() => {}) }, delayMs)
+    timer = clock.setTimeout(async () => await restart().catch(() => {}), delayMs)
   }
 
   async function restart (): Promise<void> {
     if (stopping) return
     restarts++
-    startedAt = Date.now()
+    startedAt = clock.now()
     try {
       // Backends of the killed postmaster may still hold its shared memory for
       // a moment: PostgreSQL then refuses to start, and the next attempt waits longer.
@@ -60,7 +62,7 @@ export function superviseEmbeddedPostgres (server: PostgresProcessHandle, log: L
     get restarts () { return restarts },
     stop () {
       stopping = true
-      clearTimeout(timer)
+      clock.clear(timer)
     }
   }
 }

@@ -7,31 +7,43 @@ import { JsonRpcProvider, Wallet } from 'ethers'
 import pino from 'pino'
 import { loadConfig } from '../../core/config.ts'
 import { createGethNode, type GethNode } from '../../geth/node.ts'
+import { SEALER_WATCHDOG_INTERVAL_MS } from '../../geth/sealer-watchdog.ts'
+import { RESTART_MAX_DELAY_MS } from '../../core/restart-backoff.ts'
 import { createTestChainFiles, waitForReceipt } from '../support/chain.ts'
 import { restartSealing } from '../support/blocks.ts'
+import { createFakeClock } from '../support/fake-clock.ts'
 
 const chain = await createTestChainFiles(t)
 const config = loadConfig({ ...process.env, ...chain.env })
-// The watchdog's restarts, counted from its warnings; every line still goes to stdout.
+// The watchdog and the restart backoff run in fake time: the tests move it on.
+const clock = createFakeClock()
+// The watchdog's restarts, counted from its warnings at fake times; every line still goes to stdout.
 const restarts: number[] = []
 const log = pino({ level: config.logLevel }, {
   write (line: string) {
-    if (line.includes('clique sealer stalled')) restarts.push(Date.now())
+    if (line.includes('clique sealer stalled')) restarts.push(clock.now())
     process.stdout.write(line)
   }
 })
 
 async function startNode (): Promise<GethNode> {
-  const node = await createGethNode({ config, log })
+  const node = await createGethNode({ config, log, clock })
   await node.start()
   return node
 }
 
-async function sendTransfer (node: GethNode): Promise<{ blockNumber: number, blockHash: string }> {
+/** A transfer from the funded account, not waited for. */
+async function send (node: GethNode): Promise<{ hash: string, provider: JsonRpcProvider }> {
   const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  const wallet = new Wallet(chain.account.privateKey, provider)
+  return { hash: (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).hash, provider }
+}
+
+async function sendTransfer (node: GethNode): Promise<{ blockNumber: number, blockHash: string }> {
+  const { hash, provider } = await send(node)
   try {
-    const wallet = new Wallet(chain.account.privateKey, provider)
-    const receipt = await waitForReceipt(provider, (await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 1n })).hash)
+    // A stalled sealer is the watchdog's to restart, as in real time: its looks come when no receipt does.
+    const receipt = await waitForReceipt(provider, hash, undefined, async () => await clock.advance(SEALER_WATCHDOG_INTERVAL_MS))
     return { blockNumber: receipt!.blockNumber, blockHash: receipt!.blockHash }
   } finally {
     provider.destroy()
@@ -84,9 +96,14 @@ t.test('a period-0 sealer stopped with a transaction pending is restarted by the
   // What go-ethereum#21189 leaves behind, made on purpose: a sealer that does not seal while a transaction waits.
   await node.rpc.call('miner_stop', [])
   t.equal(await node.rpc.call<boolean>('eth_mining', []), false)
-  const started = Date.now()
-  const { blockNumber } = await sendTransfer(node)
-  t.ok(Date.now() - started < 15_000, `sealed ${Date.now() - started} ms after sending (the watchdog looks every 2 s)`)
+  const started = clock.now()
+  const before = restarts.length
+  const { hash, provider } = await send(node)
+  t.teardown(() => provider.destroy())
+  // The watchdog's looks, one a fake interval, until it restarts the sealer.
+  while (restarts.length === before && clock.now() - started < 15_000) await clock.advance(SEALER_WATCHDOG_INTERVAL_MS)
+  const { blockNumber } = await waitForReceipt(provider, hash)
+  t.ok(clock.now() - started < 15_000, `sealed ${clock.now() - started} ms after sending (the watchdog looks every 2 s)`)
   t.ok(blockNumber > 0)
   t.equal(await node.rpc.call<boolean>('eth_mining', []), true, 'mining again')
 })
@@ -99,8 +116,8 @@ t.test('a pending transaction no block can take does not make the watchdog resta
   await waitForReceipt(provider, (await funder.sendTransaction({ to: stuck.address, value: 10n ** 18n })).hash)
   // A fee cap of 2 wei under a base fee of about a gwei: the pool keeps it pending, no block takes it.
   await stuck.sendTransaction({ to: funder.address, value: 1n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 21000n })
-  const from = Date.now()
-  await new Promise((resolve) => setTimeout(resolve, 15_000))
+  const from = clock.now()
+  await clock.advance(15_000)
   const seen = restarts.filter((at) => at >= from)
   // Looks every 2 s: restarts at about 2 to 4 s, then 4 s and 8 s after that; without the backoff, one a look (7).
   t.ok(seen.length >= 1 && seen.length <= 3, `${seen.length} restarts in 15 s`)
@@ -128,8 +145,12 @@ t.test('kill -9 of Geth is noticed and Geth serves again within 10 s with the ch
   const supervisor = node.supervisor!
   const restartsBefore = supervisor.restarts
   const killedAt = Date.now()
+  const restarted = once(supervisor, 'restarted')
   process.kill(supervisor.pid!, 'SIGKILL')
-  await once(supervisor, 'restarted')
+  await once(supervisor, 'exit')
+  // The exit scheduled the restart on the fake clock: the backoff passes at once.
+  await clock.advance(RESTART_MAX_DELAY_MS)
+  await restarted
   const backAfterMs = Date.now() - killedAt
   t.ok(backAfterMs < 10_000, `back after ${backAfterMs} ms`)
   t.equal(supervisor.restarts, restartsBefore + 1)

@@ -5,10 +5,12 @@
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.ts'
-import { restartSealing, writeFundedAlloc } from './blocks.ts'
+import { join } from 'node:path'
+import { restartSealing, writeFundedAlloc, writeFundedAllocFile } from './blocks.ts'
 import { waitForReceipt } from './chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from './contracts.ts'
 import { waitForIndexed } from './indexer.ts'
+import { buildOnTemplate, chainTemplate, cloneTemplate, withTeardowns } from './fixture-template.ts'
 
 type Tap = { teardown (fn: () => unknown): void }
 
@@ -39,11 +41,54 @@ export type ActivityChain = {
   payees: string[]
 }
 
+type Receipts = ActivityChain['receipts']
+/** What a template keeps of its chain: the wallets' keys, the addresses, the receipts' hashes. */
+type ActivityMeta = { keys: string[], head: number, contracts: ActivityChain['contracts'], receipts: Record<keyof Receipts, string>, payees: string[] }
+
+/**
+ * The activity chain on a gateway of this file's own: a copy of the tap run's
+ * template when there is one (see fixture-template.ts), else built here.
+ */
 export async function buildActivityChain (t: Tap): Promise<ActivityChain> {
-  const { wallets, allocFile } = await writeFundedAlloc(t, 2)
-  const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
+  const template = await chainTemplate('activity', buildActivityTemplate)
+  if (template === undefined) {
+    const { wallets, allocFile } = await writeFundedAlloc(t, 2)
+    const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
+    return await populateActivityChain(t, app, url, wallets)
+  }
+  const clone = await cloneTemplate(t, template)
+  const { keys, contracts, payees } = clone.meta
+  const wallets = keys.map((key) => new Wallet(key))
+  const { app, url } = await buildOnTemplate(t, clone, wallets[0]!)
+  const provider = connect(t, url)
+  const receipt = async (hash: string) => (await provider.getTransactionReceipt(hash))!
+  const receipts = Object.fromEntries(await Promise.all(Object.entries(clone.meta.receipts).map(async ([name, hash]) => [name, await receipt(hash)]))) as Receipts
+  const head = await waitForIndexed(app)
+  if (head !== clone.meta.head) throw new Error(`the activity chain's copy is indexed to ${head}, its template to ${clone.meta.head}`)
+  return { app, provider, wallets: wallets.map((w) => w.connect(provider)), head, contracts, receipts, payees }
+}
+
+/** The template: the chain built on its data directory and database, then stopped. */
+async function buildActivityTemplate (dataDir: string, databaseUrl: string): Promise<ActivityMeta> {
+  return await withTeardowns(async (t) => {
+    const wallets = Array.from({ length: 2 }, () => Wallet.createRandom() as unknown as Wallet)
+    await writeFundedAllocFile(join(dataDir, 'alloc.json'), wallets)
+    const { app, url } = await buildOnTemplate(t, { dataDir, databaseUrl }, wallets[0]!)
+    const chain = await populateActivityChain(t, app, url, wallets)
+    const receipts = Object.fromEntries(Object.entries(chain.receipts).map(([name, r]) => [name, r.hash])) as Record<keyof Receipts, string>
+    return { keys: wallets.map((w) => w.privateKey), head: chain.head, contracts: chain.contracts, receipts, payees: chain.payees }
+  })
+}
+
+function connect (t: Tap, url: string): JsonRpcProvider {
   const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
   t.teardown(() => provider.destroy())
+  return provider
+}
+
+/** Sends the chain's transactions through the gateway at `url` from two funded wallets, and waits until all is indexed. */
+async function populateActivityChain (t: Tap, app: FastifyInstance, url: string, wallets: Wallet[]): Promise<ActivityChain> {
+  const provider = connect(t, url)
   const [alice, bob] = wallets.map((w) => w.connect(provider)) as [Wallet, Wallet]
   const unstall = async (): Promise<void> => await restartSealing(app.geth.rpc)
   const receipt = async (sent: Promise<{ hash: string }>) => await waitForReceipt(provider, (await sent).hash, undefined, unstall)

@@ -105,8 +105,13 @@ export async function writeFundedAlloc (t: Tap, count: number): Promise<{ wallet
   const dir = await mkdtemp(join(tmpdir(), 'tg-alloc-'))
   t.teardown(async () => await rm(dir, { recursive: true, force: true }))
   const allocFile = join(dir, 'alloc.json')
-  await writeFile(allocFile, JSON.stringify(Object.fromEntries(wallets.map((w) => [w.address, { balance: '0x' + TEST_ACCOUNT_BALANCE_WEI.toString(16) }]))))
+  await writeFundedAllocFile(allocFile, wallets)
   return { wallets, allocFile }
+}
+
+/** A GENESIS_ALLOC file funding each wallet with TEST_ACCOUNT_BALANCE_WEI. */
+export async function writeFundedAllocFile (allocFile: string, wallets: Wallet[]): Promise<void> {
+  await writeFile(allocFile, JSON.stringify(Object.fromEntries(wallets.map((w) => [w.address, { balance: '0x' + TEST_ACCOUNT_BALANCE_WEI.toString(16) }]))))
 }
 
 /** A started Geth on a fresh period-0 chain whose genesis funds `count` wallets; stopped at teardown. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Wallet, type TransactionReceipt } from 'ethers'
+import { refuseInUnitRun } from './unit-run.ts'
 
 type Tap = { teardown (fn: () => unknown): void }
 
@@ -16,6 +17,7 @@ const STALL_MS = 2000
 export type TestChainFiles = { dataDir: string, allocFile: string, account: Wallet, env: Record<string, string> }
 
 export async function createTestChainFiles (t: Tap): Promise<TestChainFiles> {
+  refuseInUnitRun('a Geth chain')
   const dataDir = await mkdtemp(join(tmpdir(), 'tg-data-'))
   // Embedded PostgreSQL runs as another user and must reach its directory.
   await chmod(dataDir, 0o755)
@@ -23,6 +25,11 @@ export async function createTestChainFiles (t: Tap): Promise<TestChainFiles> {
   const account = Wallet.createRandom() as unknown as Wallet
   const allocFile = join(dataDir, 'alloc.json')
   await writeFile(allocFile, JSON.stringify({ [account.address]: { balance: '0x' + TEST_ACCOUNT_BALANCE_WEI.toString(16) } }))
+  return testChainFilesIn(dataDir, allocFile, account)
+}
+
+/** The chain files of a data directory made beforehand (a fixture template or its clone). */
+export function testChainFilesIn (dataDir: string, allocFile: string, account: Wallet): TestChainFiles {
   return {
     dataDir,
     allocFile,

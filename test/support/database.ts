@@ -6,10 +6,12 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { startEmbeddedPostgres } from '../../core/db/embedded-postgres.ts'
 import { createScratchDatabase } from '../../core/db/scratch.ts'
+import { refuseInUnitRun } from './unit-run.ts'
 
 type Tap = { teardown (fn: () => unknown): void }
 
 export async function createTestDatabase (t: Tap): Promise<string> {
+  refuseInUnitRun('PostgreSQL')
   const serverUrl = process.env.DATABASE_URL
   if (serverUrl === undefined || serverUrl === '') {
     const dir = await mkdtemp(join(tmpdir(), 'tg-pg-'))

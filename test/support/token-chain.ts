@@ -3,10 +3,17 @@
 // changes; ERC-1155 single and batch transfers; a contract that calls
 // tokens, creates a contract (an internal creation) and reverts. Transactions
 // are signed locally and sent in batches, one batch per block or few.
-import { Interface, getCreateAddress, keccak256, type Wallet } from 'ethers'
+import { join } from 'node:path'
+import { Interface, Wallet, getCreateAddress, keccak256 } from 'ethers'
+import type { FastifyInstance } from 'fastify'
 import type { RpcClient } from '../../core/rpc/client.ts'
-import { sealBlocks, sendRound, sign } from './blocks.ts'
+import { build } from '../helper.ts'
+import { sealBlocks, sendRound, sign, writeFundedAlloc, writeFundedAllocFile } from './blocks.ts'
 import { compileContract, TEST_TOKEN_SOURCE, type CompiledContract } from './contracts.ts'
+import { buildOnTemplate, chainTemplate, cloneTemplate, withTeardowns } from './fixture-template.ts'
+import { waitForIndexed } from './indexer.ts'
+
+type Tap = { teardown (fn: () => unknown): void }
 
 const fixture = (name: string) => new URL(`../fixtures/contracts/${name}.sol`, import.meta.url)
 
@@ -40,6 +47,67 @@ export type TokenChain = {
   head: number
 }
 
+/** The wallets buildIndexedTokenChain funds: wallets[0] deploys, the rest hold (more than a page of holders). */
+export const TOKEN_CHAIN_WALLETS = 60
+
+export type IndexedTokenChain = { app: FastifyInstance, wallets: Wallet[], chain: TokenChain, head: number }
+
+/** What a template keeps of its chain: the keys, the addresses and hashes (the ABIs come from the contracts). */
+type TokenChainMeta = Omit<TokenChain, 'deployer' | 'holders' | 'abi' | 'deployments'> & { keys: string[], deployments: Array<[string, string]>, indexedHead: number }
+
+/**
+ * The token chain on a gateway of this file's own, indexed: a copy of the tap
+ * run's template when there is one (see fixture-template.ts), else built here
+ * from TOKEN_CHAIN_WALLETS funded wallets.
+ */
+export async function buildIndexedTokenChain (t: Tap): Promise<IndexedTokenChain> {
+  const template = await chainTemplate('token', buildTokenTemplate)
+  if (template === undefined) {
+    const { wallets, allocFile } = await writeFundedAlloc(t, TOKEN_CHAIN_WALLETS)
+    const { app } = await build(t, { GENESIS_ALLOC: allocFile })
+    const chain = await buildTokenChain(app.geth.rpc, wallets)
+    return { app, wallets, chain, head: await waitForIndexed(app, INDEXED_TIMEOUT_MS) }
+  }
+  const clone = await cloneTemplate(t, template)
+  const { keys, deployments, indexedHead, ...rest } = clone.meta
+  const wallets = keys.map((key) => new Wallet(key))
+  const { app } = await buildOnTemplate(t, clone, wallets[0]!)
+  const [deployer, ...holders] = wallets as [Wallet, ...Wallet[]]
+  const chain = { ...rest, deployer, holders, deployments: new Map(deployments), abi: await tokenChainAbi() }
+  const head = await waitForIndexed(app, INDEXED_TIMEOUT_MS)
+  if (head !== indexedHead) throw new Error(`the token chain's copy is indexed to ${head}, its template to ${indexedHead}`)
+  return { app, wallets, chain, head }
+}
+
+/** The template: the chain built on its data directory and database, indexed, then stopped. */
+async function buildTokenTemplate (dataDir: string, databaseUrl: string): Promise<TokenChainMeta> {
+  return await withTeardowns(async (t) => {
+    const wallets = Array.from({ length: TOKEN_CHAIN_WALLETS }, () => Wallet.createRandom() as unknown as Wallet)
+    await writeFundedAllocFile(join(dataDir, 'alloc.json'), wallets)
+    const { app } = await buildOnTemplate(t, { dataDir, databaseUrl }, wallets[0]!)
+    const { deployer, holders, abi, deployments, ...rest } = await buildTokenChain(app.geth.rpc, wallets)
+    const indexedHead = await waitForIndexed(app, INDEXED_TIMEOUT_MS)
+    return { ...rest, keys: wallets.map((w) => w.privateKey), deployments: [...deployments], indexedHead }
+  })
+}
+
+async function compileTokenChainContracts (): Promise<CompiledContract[]> {
+  return await Promise.all([
+    compileContract(TEST_TOKEN_SOURCE, 'TestToken'), compileContract(fixture('TestNft'), 'TestNft'),
+    compileContract(fixture('TestMulti'), 'TestMulti'), compileContract(fixture('Caller'), 'Caller')
+  ])
+}
+
+async function tokenChainAbi (): Promise<TokenChain['abi']> {
+  const [erc20, erc721, erc1155, callerCode] = await compileTokenChainContracts()
+  return {
+    token: new Interface(erc20!.abi as never),
+    nft: new Interface(erc721!.abi as never),
+    multi: new Interface(erc1155!.abi as never),
+    caller: new Interface(callerCode!.abi as never)
+  }
+}
+
 function deployData (compiled: CompiledContract, args: unknown[] = []): string {
   const iface = new Interface(compiled.abi as never)
   return compiled.bytecode + iface.encodeDeploy(args).slice(2)
@@ -53,16 +121,8 @@ function deployData (compiled: CompiledContract, args: unknown[] = []): string {
 export async function buildTokenChain (rpc: RpcClient, wallets: Wallet[]): Promise<TokenChain> {
   const [deployer, ...holders] = wallets as [Wallet, ...Wallet[]]
   let nonce = Number(await rpc.call<string>('eth_getTransactionCount', [deployer.address, 'pending']))
-  const [erc20, erc721, erc1155, callerCode] = await Promise.all([
-    compileContract(TEST_TOKEN_SOURCE, 'TestToken'), compileContract(fixture('TestNft'), 'TestNft'),
-    compileContract(fixture('TestMulti'), 'TestMulti'), compileContract(fixture('Caller'), 'Caller')
-  ])
-  const abi = {
-    token: new Interface(erc20.abi as never),
-    nft: new Interface(erc721.abi as never),
-    multi: new Interface(erc1155.abi as never),
-    caller: new Interface(callerCode.abi as never)
-  }
+  const [erc20, erc721, erc1155, callerCode] = await compileTokenChainContracts() as [CompiledContract, CompiledContract, CompiledContract, CompiledContract]
+  const abi = await tokenChainAbi()
   const deployments = new Map<string, string>()
   const round = async (raw: string[]) => await sendRound(rpc, raw, ROUND_TIMEOUT_MS)
   const deploy = async (data: string): Promise<{ address: string, raw: string }> => {

@@ -3,19 +3,13 @@
 // shapes from Blockscout's OpenAPI spec, every list walked to its end.
 import t from 'tap'
 import { Wallet, getAddress } from 'ethers'
-import { build } from '../../helper.ts'
-import { writeFundedAlloc } from '../../support/blocks.ts'
-import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 import { walkList } from '../../support/rest.ts'
 import { captureStatements } from '../../support/statements.ts'
-import { INDEXED_TIMEOUT_MS, buildTokenChain, TOKEN_COUNT } from '../../support/token-chain.ts'
+import { buildIndexedTokenChain, TOKEN_COUNT } from '../../support/token-chain.ts'
 
-const { wallets, allocFile } = await writeFundedAlloc(t, 60)
-const { app } = await build(t, { GENESIS_ALLOC: allocFile })
+const { app, wallets, chain, head } = await buildIndexedTokenChain(t)
 const rpc = app.geth.rpc
-const chain = await buildTokenChain(rpc, wallets)
-const head = await waitForIndexed(app, INDEXED_TIMEOUT_MS)
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const hexBlock = (n: number) => '0x' + n.toString(16)
 const balanceAt = async (address: string, block: number | 'latest') =>

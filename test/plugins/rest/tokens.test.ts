@@ -4,18 +4,13 @@
 // walked to its end.
 import t from 'tap'
 import { Wallet, getAddress, id as topicOf } from 'ethers'
-import { build } from '../../helper.ts'
-import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
 import { walkList } from '../../support/rest.ts'
-import { INDEXED_TIMEOUT_MS, buildTokenChain, NFT_COUNT, TOKEN_COUNT } from '../../support/token-chain.ts'
+import { INDEXED_TIMEOUT_MS, buildIndexedTokenChain, NFT_COUNT, TOKEN_COUNT } from '../../support/token-chain.ts'
 
-const { wallets, allocFile } = await writeFundedAlloc(t, 60)
-const { app } = await build(t, { GENESIS_ALLOC: allocFile })
+const { app, wallets, chain } = await buildIndexedTokenChain(t)
 const rpc = app.geth.rpc
-const chain = await buildTokenChain(rpc, wallets)
-await waitForIndexed(app, INDEXED_TIMEOUT_MS)
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 const call = async (to: string, data: string) => await rpc.call<string>('eth_call', [{ to, data }, 'latest'])
 const token0 = chain.tokens[0]!
