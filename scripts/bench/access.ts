@@ -1,9 +1,10 @@
-// The access layer's cost (plugins/auth, plugins/rate-limit): the same calls
-// through gateway instances that differ only in it, on the bench's chain and
-// database: limits off and no key, then limits on with a premium key (in the
-// URL, /rpc/<key>) counted in memory, and in Redis when one answers. Rounds
+// The access layer's cost (plugins/auth, plugins/rate-limit) and the metrics'
+// (plugins/metrics): the same calls through gateway instances that differ only
+// in them, on the bench's chain and database: limits off and no key, then
+// limits on with a premium key (in the URL, /rpc/<key>) counted in memory, and
+// in Redis when one answers; and limits and metrics both off ('bare'). Rounds
 // alternate the instances so that each sees the machine in the same state;
-// the ratio is the median over rounds of limited req/s over unlimited req/s.
+// a ratio is the median over rounds of one instance's req/s over another's.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,11 +19,13 @@ import type { BenchGateway } from './gateway.ts'
 export const ACCESS_ROUNDS = 3
 /** The access layer may cost at most this share of throughput. */
 export const ACCESS_MAX_COST = 0.10
+/** Recording metrics may cost at most this share of throughput. */
+export const METRICS_MAX_COST = 0.03
 const REDIS_READY_WAIT_MS = 2000
 /** High enough that the bench never reaches it: what is measured is the counting, not refusals. */
 const BENCH_KEY_LIMIT_PER_MIN = 2_000_000_000
 
-export type AccessVariant = 'off' | 'memory' | 'redis'
+export type AccessVariant = 'off' | 'memory' | 'redis' | 'bare'
 export type AccessInstance = { variant: AccessVariant, url: string }
 export type AccessInstances = { instances: AccessInstance[], skipped: string[], close (): Promise<void> }
 
@@ -35,7 +38,8 @@ async function startInstance (gateway: BenchGateway, variant: AccessVariant, red
     DATABASE_URL: gateway.app.db.url,
     GETH_RPC_URL: gateway.gethUrl,
     LOG_LEVEL: 'warn',
-    RATE_LIMIT_ENABLED: String(variant !== 'off'),
+    RATE_LIMIT_ENABLED: String(variant === 'memory' || variant === 'redis'),
+    METRICS_ENABLED: String(variant !== 'bare'),
     REDIS_URL: variant === 'redis' ? redisUrl : ''
   })
   const app = await buildApp(config, { logger: createLogger({ level: 'warn' }) })
@@ -53,7 +57,7 @@ export async function startAccessInstances (gateway: BenchGateway): Promise<Acce
   const instances: AccessInstance[] = []
   const skipped: string[] = []
   try {
-    for (const variant of ['off', 'memory', 'redis'] as const) {
+    for (const variant of ['off', 'memory', 'redis', 'bare'] as const) {
       const app = await startInstance(gateway, variant, redisUrl, closers)
       if (variant === 'redis') {
         const deadline = Date.now() + REDIS_READY_WAIT_MS
@@ -61,7 +65,7 @@ export async function startAccessInstances (gateway: BenchGateway): Promise<Acce
         if (app.accessBudget.backend() !== 'redis') { skipped.push(`redis: none answers at ${redisUrl}`); continue }
       }
       const { port } = app.server.address() as { port: number }
-      instances.push({ variant, url: variant === 'off' ? `http://127.0.0.1:${port}/rpc` : `http://127.0.0.1:${port}/rpc/${key}` })
+      instances.push({ variant, url: variant === 'memory' || variant === 'redis' ? `http://127.0.0.1:${port}/rpc/${key}` : `http://127.0.0.1:${port}/rpc` })
     }
   } catch (err) {
     await close()
@@ -71,7 +75,14 @@ export async function startAccessInstances (gateway: BenchGateway): Promise<Acce
 }
 
 export type AccessRound = Partial<Record<AccessVariant, number>>
-export type AccessFigures = { method: string, rounds: AccessRound[], medianRatio: Partial<Record<'memory' | 'redis', number>>, pass: boolean }
+export type AccessFigures = {
+  method: string
+  rounds: AccessRound[]
+  medianRatio: Partial<Record<'memory' | 'redis', number>>
+  /** Median of req/s with metrics recorded over req/s without ('off' over 'bare'). */
+  metricsRatio: number | undefined
+  pass: boolean
+}
 
 function median (values: number[]): number {
   const sorted = [...values].sort((x, y) => x - y)
@@ -79,13 +90,19 @@ function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-/** Ratios of each limited variant's req/s over the unlimited one's, median over rounds. */
+function medianRatioOf (rounds: AccessRound[], over: AccessVariant, under: AccessVariant): number | undefined {
+  const ratios = rounds.filter((r) => r[over] !== undefined && r[under] !== undefined).map((r) => r[over]! / r[under]!)
+  return ratios.length === 0 ? undefined : median(ratios)
+}
+
+/** Ratios of each limited variant's req/s over the unlimited one's, and of the unlimited one's over the bare one's, median over rounds. */
 export function accessFigures (method: string, rounds: AccessRound[]): AccessFigures {
   const medianRatio: AccessFigures['medianRatio'] = {}
   for (const variant of ['memory', 'redis'] as const) {
-    const ratios = rounds.filter((r) => r[variant] !== undefined && r.off !== undefined).map((r) => r[variant]! / r.off!)
-    if (ratios.length > 0) medianRatio[variant] = median(ratios)
+    const ratio = medianRatioOf(rounds, variant, 'off')
+    if (ratio !== undefined) medianRatio[variant] = ratio
   }
-  const pass = Object.values(medianRatio).every((ratio) => ratio >= 1 - ACCESS_MAX_COST)
-  return { method, rounds, medianRatio, pass }
+  const metricsRatio = medianRatioOf(rounds, 'off', 'bare')
+  const pass = Object.values(medianRatio).every((ratio) => ratio >= 1 - ACCESS_MAX_COST) && (metricsRatio === undefined || metricsRatio >= 1 - METRICS_MAX_COST)
+  return { method, rounds, medianRatio, metricsRatio, pass }
 }
