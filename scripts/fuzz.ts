@@ -6,7 +6,6 @@
 // within FUZZ_RSS_MARGIN_MB of the baseline. Exit 0 on a pass, 1 on a fail
 // (with fast-check's shrunk counterexamples printed), 2 when setup failed.
 // Knobs and how to read the table: docs/hardening.md.
-import { setTimeout as sleep } from 'node:timers/promises'
 import { printTable } from './bench/report.ts'
 import { createEtherscanTarget } from './fuzz/etherscan.ts'
 import { createGraphqlTarget, readSchema } from './fuzz/graphql.ts'
@@ -15,12 +14,10 @@ import { createHttpClient } from './fuzz/http.ts'
 import { createJsonRpcTarget } from './fuzz/json-rpc.ts'
 import { createRestTarget, restRoutes } from './fuzz/rest.ts'
 import { runTarget, type FuzzTarget, type TargetResult } from './fuzz/run.ts'
-import type { GatewayProcess } from './lib/gateway-process.ts'
 import { GC_ON_SIGNAL_NODE_ARGS, readRssAfterGc, toMiB } from './lib/process-memory.ts'
-import { createCleanups, prepareProofChain, readIntKnob, startIndexedGateway } from './lib/proof-gateway.ts'
+import { isGatewayAlive, prepareProofChain, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
+import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
-const EXIT_FAILED = 1
-const EXIT_SETUP_FAILED = 2
 /** Each interface's share of FUZZ_REQUESTS. */
 const SHARES: Record<string, number> = { 'JSON-RPC': 0.35, REST: 0.35, GraphQL: 0.2, 'Etherscan /api': 0.1 }
 /** Requests per interface before the RSS baseline: JIT, pools and caches warm up first. */
@@ -33,7 +30,7 @@ type Settings = { requests: number, durationS: number, seed: number, streams: nu
 function readSettings (): Settings {
   return {
     requests: readIntKnob('FUZZ_REQUESTS', 100_000),
-    durationS: readIntKnob('FUZZ_DURATION_S', 300),
+    durationS: readIntKnob('FUZZ_DURATION_S', 600),
     seed: readIntKnob('FUZZ_SEED', Date.now() % 2 ** 31, 0),
     streams: readIntKnob('FUZZ_STREAMS', 2),
     rssMarginMiB: readIntKnob('FUZZ_RSS_MARGIN_MB', 128),
@@ -42,33 +39,7 @@ function readSettings (): Settings {
   }
 }
 
-async function main (): Promise<number> {
-  let settings: Settings
-  try {
-    settings = readSettings()
-  } catch (err) {
-    console.error((err as Error).message)
-    return EXIT_SETUP_FAILED
-  }
-  const cleanups = createCleanups()
-  const interrupt = (): void => { cleanups.run().then(() => process.exit(130), () => process.exit(130)) }
-  process.once('SIGINT', interrupt)
-  process.once('SIGTERM', interrupt)
-  try {
-    let setup: Awaited<ReturnType<typeof setUp>>
-    try {
-      setup = await setUp(settings, cleanups)
-    } catch (err) {
-      console.error(`fuzz: setup failed: ${(err as Error).stack ?? String(err)}`)
-      return EXIT_SETUP_FAILED
-    }
-    return await fuzz(settings, setup)
-  } finally {
-    await cleanups.run()
-  }
-}
-
-async function setUp (s: Settings, cleanups: ReturnType<typeof createCleanups>) {
+async function setUp (s: Settings, cleanups: Cleanups) {
   console.error(`fuzz: seed ${s.seed}; up to ${s.requests} requests or ${s.durationS} s; starting a gateway on a ${s.chainBlocks}-block chain`)
   const chain = await prepareProofChain(cleanups, { blocks: s.chainBlocks, transactions: s.chainTransactions, prefix: 'fuzz' })
   const gateway = await startIndexedGateway(cleanups, chain.env, chain.info.head, { nodeArgs: GC_ON_SIGNAL_NODE_ARGS })
@@ -98,7 +69,7 @@ async function fuzz (s: Settings, { gateway, client, targets, routes }: Awaited<
   const elapsedS = (Date.now() - startedAt) / MS_PER_S
   // Keep-alive sockets closed first: they hold buffers in the gateway.
   await client.close()
-  const alive = await isAlive(gateway)
+  const alive = await isGatewayAlive(gateway)
   const health = alive ? await gateway.health().catch(() => ({ status: 0 })) : { status: 0 }
   const rssEnd = alive ? await readRssAfterGc(gateway.pid) : 0
   const errorLogs = gateway.lines.filter((l) => typeof l.level === 'number' && l.level >= 50)
@@ -149,8 +120,4 @@ function merge (a: TargetResult, b: TargetResult): TargetResult {
   return { name: a.name, requests: a.requests + b.requests, byClass, transportErrors: a.transportErrors + b.transportErrors, resets: a.resets + b.resets, failures: [...a.failures, ...b.failures] }
 }
 
-async function isAlive (gateway: GatewayProcess): Promise<boolean> {
-  return await Promise.race([gateway.exited.then(() => false), sleep(100).then(() => true)])
-}
-
-process.exit(await main())
+process.exit(await runProofSuite({ name: 'fuzz', readSettings, setUp, run: fuzz }))

@@ -6,12 +6,20 @@
 import { chmod, cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { openDatabase } from '../../core/db/index.ts'
 import { createScratchDatabase } from '../../core/db/scratch.ts'
+import { createLogger } from '../../core/logger.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Wallet } from 'ethers'
 import { chainConfig } from '../bench/indexer/chain-config.ts'
+import { benchSenders } from '../bench/indexer/traffic.ts'
 import { GENERATED_CLIQUE_PERIOD, ensureBenchChain, type ChainInfo } from '../gen-chain.ts'
 import { startGatewayProcess, waitFor, type GatewayProcess, type GatewayProcessOptions, type Teardown } from './gateway-process.ts'
 
 const INDEXED_TIMEOUT_MS = 600_000
+/** The generated chain's funded senders (scripts/gen-chain.ts). */
+const GENERATED_SENDERS = 200
+const EXITED_WITHIN_MS = 100
 
 /** Cleanups run last in, first out: the gateway stops before its database is dropped and its directory removed. */
 export type Cleanups = Teardown & { run (): Promise<void> }
@@ -24,19 +32,29 @@ export function createCleanups (): Cleanups {
       await Promise.resolve().then(fn).catch((err: unknown) => console.error(`cleanup failed: ${(err as Error).message}`))
     }
   }
-  return { teardown: (fn) => { fns.push(fn) }, run: async () => await (running ??= runAll()) }
+  return {
+    // Registered after run() began (a scenario still going when Ctrl-C came): undone at once.
+    teardown: (fn) => { if (running === undefined) fns.push(fn); else Promise.resolve().then(fn).catch(() => {}) },
+    run: async () => await (running ??= runAll())
+  }
 }
 
 export type ProofChain = { dataDir: string, info: ChainInfo, env: Record<string, string> }
 
-export type ProofChainOptions = { blocks: number, transactions: number, prefix: string }
+export type ProofChainOptions = {
+  blocks: number
+  transactions: number
+  prefix: string
+  /** Embedded PostgreSQL in the copy's DATA_DIR even when DATABASE_URL is set (a scenario kills it). */
+  embedded?: boolean
+}
 
 /**
  * A private copy of the cached chain (generated once per size) and a database
  * for it; `env` is what the gateway is started with. The copy and the
  * database go with `cleanups`.
  */
-export async function prepareProofChain (cleanups: Cleanups, { blocks, transactions, prefix }: ProofChainOptions): Promise<ProofChain> {
+export async function prepareProofChain (cleanups: Cleanups, { blocks, transactions, prefix, embedded = false }: ProofChainOptions): Promise<ProofChain> {
   const { cacheDir } = chainConfig({ dataDir: '.', cliquePeriod: GENERATED_CLIQUE_PERIOD }).geth
   const chain = await ensureBenchChain({ cacheDir, blocks, transactions })
   const work = await mkdtemp(join(tmpdir(), `tg-${prefix}-`))
@@ -47,10 +65,14 @@ export async function prepareProofChain (cleanups: Cleanups, { blocks, transacti
   await cp(chain.dataDir, dataDir, { recursive: true })
   let databaseUrl = ''
   const serverUrl = process.env.DATABASE_URL
-  if (serverUrl !== undefined && serverUrl !== '') {
+  if (!embedded && serverUrl !== undefined && serverUrl !== '') {
     const database = await createScratchDatabase(serverUrl, `tg_${prefix}`)
     cleanups.teardown(database.drop)
     databaseUrl = database.url
+  }
+  if (databaseUrl === '') {
+    // Made and migrated beforehand: on a loaded machine initdb alone can outlast Fastify's 10 s plugin start limit.
+    await (await openDatabase({ url: undefined, dataDir, log: createLogger({ level: 'warn' }) })).close()
   }
   const env = {
     DATA_DIR: dataDir,
@@ -88,4 +110,13 @@ export function readIntKnob (name: string, fallback: number, min = 1): number {
   const value = Number(raw)
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}, not ${raw}`)
   return value
+}
+
+/** A funded sender of the generated chain for the suites' transfers: the last, which the generator uses least. */
+export function proofSender (): Wallet {
+  return benchSenders(GENERATED_SENDERS)[GENERATED_SENDERS - 1]!
+}
+
+export async function isGatewayAlive (gateway: GatewayProcess): Promise<boolean> {
+  return await Promise.race([gateway.exited.then(() => false), sleep(EXITED_WITHIN_MS).then(() => true)])
 }
