@@ -14,7 +14,7 @@ import { createHttpClient } from './fuzz/http.ts'
 import { createJsonRpcTarget } from './fuzz/json-rpc.ts'
 import { createRestTarget, restRoutes } from './fuzz/rest.ts'
 import { runTarget, type FuzzTarget, type TargetResult } from './fuzz/run.ts'
-import { GC_ON_SIGNAL_NODE_ARGS, readRssAfterGc, toMiB } from './lib/process-memory.ts'
+import { GC_ON_SIGNAL_NODE_ARGS, memoryChecks, readMemoryAfterGc, type MemoryAfterGc } from './lib/process-memory.ts'
 import { isGatewayAlive, prepareProofChain, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
@@ -23,9 +23,8 @@ const SHARES: Record<string, number> = { 'JSON-RPC': 0.35, REST: 0.35, GraphQL: 
 /** Requests per interface before the RSS baseline: JIT, pools and caches warm up first. */
 const WARMUP_RUNS = 200
 const MS_PER_S = 1000
-const BYTES_PER_MIB = 1024 * 1024
 
-type Settings = { requests: number, durationS: number, seed: number, streams: number, rssMarginMiB: number, chainBlocks: number, chainTransactions: number }
+type Settings = { requests: number, durationS: number, seed: number, streams: number, rssMarginMiB: number, heapMarginMiB: number, chainBlocks: number, chainTransactions: number }
 
 function readSettings (): Settings {
   return {
@@ -34,6 +33,7 @@ function readSettings (): Settings {
     seed: readIntKnob('FUZZ_SEED', Date.now() % 2 ** 31, 0),
     streams: readIntKnob('FUZZ_STREAMS', 2),
     rssMarginMiB: readIntKnob('FUZZ_RSS_MARGIN_MB', 128),
+    heapMarginMiB: readIntKnob('FUZZ_HEAP_MARGIN_MB', 64),
     chainBlocks: readIntKnob('FUZZ_CHAIN_BLOCKS', 100),
     chainTransactions: readIntKnob('FUZZ_CHAIN_TRANSACTIONS', 1000)
   }
@@ -62,7 +62,7 @@ async function fuzz (s: Settings, { gateway, client, targets, routes }: Awaited<
   const startedAt = Date.now()
   const deadline = startedAt + s.durationS * MS_PER_S
   const warmup = await Promise.all(targets.map(async (target) => await runTarget(target, client, { runs: WARMUP_RUNS, deadline, seed: s.seed, streams: 1 })))
-  const rssBaseline = await readRssAfterGc(gateway.pid)
+  const memoryStart = await readMemoryAfterGc(gateway.pid, gateway.lines)
   const results = await Promise.all(targets.map(async (target, i) => merge(warmup[i]!, await runTarget(target, client, {
     runs: Math.max(1, Math.round(s.requests * SHARES[target.name]! - WARMUP_RUNS)), deadline, seed: s.seed + 1000, streams: s.streams
   }))))
@@ -71,9 +71,9 @@ async function fuzz (s: Settings, { gateway, client, targets, routes }: Awaited<
   await client.close()
   const alive = await isGatewayAlive(gateway)
   const health = alive ? await gateway.health().catch(() => ({ status: 0 })) : { status: 0 }
-  const rssEnd = alive ? await readRssAfterGc(gateway.pid) : 0
+  const memoryEnd = alive ? await readMemoryAfterGc(gateway.pid, gateway.lines) : undefined
   const errorLogs = gateway.lines.filter((l) => typeof l.level === 'number' && l.level >= 50)
-  return report(s, { results, elapsedS, alive, healthStatus: health.status, rssBaseline, rssEnd, errorLogs: errorLogs.length, firstErrorLog: errorLogs[0], routes })
+  return report(s, { results, elapsedS, alive, healthStatus: health.status, memoryStart, memoryEnd, errorLogs: errorLogs.length, firstErrorLog: errorLogs[0], routes })
 }
 
 type Figures = {
@@ -81,8 +81,8 @@ type Figures = {
   elapsedS: number
   alive: boolean
   healthStatus: number
-  rssBaseline: number
-  rssEnd: number
+  memoryStart: MemoryAfterGc
+  memoryEnd: MemoryAfterGc | undefined
   errorLogs: number
   firstErrorLog: unknown
   routes: number
@@ -95,11 +95,10 @@ function report (s: Settings, f: Figures): number {
     r.name, String(r.requests), String(r.byClass['2xx'] ?? 0), String(r.byClass['4xx'] ?? 0), String(r.byClass['5xx'] ?? 0),
     String(r.transportErrors), String(r.resets), r.failures.length === 0 ? 'PASS' : 'FAIL'
   ]))
-  const rssGrowthMiB = (f.rssEnd - f.rssBaseline) / BYTES_PER_MIB
   const checks: Array<[string, string, boolean]> = [
     ['gateway process alive', f.alive ? 'yes' : 'no', f.alive],
     ['/health at the end', `HTTP ${f.healthStatus}`, f.healthStatus === 200],
-    ['gateway RSS after GC', `${toMiB(f.rssBaseline)} -> ${toMiB(f.rssEnd)} MiB (${rssGrowthMiB >= 0 ? '+' : ''}${rssGrowthMiB.toFixed(1)}, margin ${s.rssMarginMiB})`, f.alive && rssGrowthMiB <= s.rssMarginMiB],
+    ...memoryChecks(f.memoryStart, f.memoryEnd, { rssMiB: s.rssMarginMiB, heapMiB: s.heapMarginMiB }),
     ['error lines the gateway logged', String(f.errorLogs), f.errorLogs === 0]
   ]
   console.log('')

@@ -10,24 +10,24 @@ import { printTable } from './bench/report.ts'
 import { startTransfers } from './faults/traffic.ts'
 import { harvestKnown } from './fuzz/harvest.ts'
 import { createHttpClient } from './fuzz/http.ts'
-import { GC_ON_SIGNAL_NODE_ARGS, readRssAfterGc, toMiB } from './lib/process-memory.ts'
+import { GC_ON_SIGNAL_NODE_ARGS, memoryChecks, readMemoryAfterGc } from './lib/process-memory.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 import { createPicks, percentile, startWorkload, type InterfaceName } from './soak/workload.ts'
 
 const MS_PER_S = 1000
-const BYTES_PER_MIB = 1024 * 1024
 const LAG_SAMPLE_MS = 5000
 /** Blocks the index may trail the node at the end: the batch being stored. */
 const MAX_FINAL_LAG_BLOCKS = 50
 
-type Settings = { durationS: number, concurrency: number, rssMarginMiB: number, chainBlocks: number, chainTransactions: number }
+type Settings = { durationS: number, concurrency: number, rssMarginMiB: number, heapMarginMiB: number, chainBlocks: number, chainTransactions: number }
 
 function readSettings (): Settings {
   return {
     durationS: readIntKnob('SOAK_DURATION_S', 600),
     concurrency: readIntKnob('SOAK_CONCURRENCY', 8),
     rssMarginMiB: readIntKnob('SOAK_RSS_MARGIN_MB', 128),
+    heapMarginMiB: readIntKnob('SOAK_HEAP_MARGIN_MB', 64),
     chainBlocks: readIntKnob('SOAK_CHAIN_BLOCKS', 2000),
     chainTransactions: readIntKnob('SOAK_CHAIN_TRANSACTIONS', 4000)
   }
@@ -43,7 +43,7 @@ async function setUp (s: Settings, cleanups: Cleanups) {
 }
 
 async function soak (s: Settings, { gateway, client, known }: Awaited<ReturnType<typeof setUp>>): Promise<number> {
-  const rssStart = await readRssAfterGc(gateway.pid)
+  const memoryStart = await readMemoryAfterGc(gateway.pid, gateway.lines)
   const startedAt = Date.now()
   const transfers = startTransfers(() => gateway.url, proofSender())
   const workload = startWorkload(client, createPicks(known), s.concurrency)
@@ -60,7 +60,7 @@ async function soak (s: Settings, { gateway, client, known }: Awaited<ReturnType
   const elapsedS = (Date.now() - startedAt) / MS_PER_S
   await client.close()
   const alive = await isGatewayAlive(gateway)
-  const rssEnd = alive ? await readRssAfterGc(gateway.pid) : 0
+  const memoryEnd = alive ? await readMemoryAfterGc(gateway.pid, gateway.lines) : undefined
 
   console.log(`\nsoak: ${elapsedS.toFixed(0)} s, ${s.concurrency} loops, ${sent.sent} transfers sent through JSON-RPC (${sent.failed} refused)\n`)
   const rows = (Object.entries(workload.figures) as Array<[InterfaceName, typeof workload.figures['REST']]>).map(([name, f]) => {
@@ -68,11 +68,10 @@ async function soak (s: Settings, { gateway, client, known }: Awaited<ReturnType
     return { name, f, row: [name, String(f.requests), (f.requests / elapsedS).toFixed(1), `${percentile(sorted, 0.5).toFixed(1)} ms`, `${percentile(sorted, 0.99).toFixed(1)} ms`, String(f.failures)] }
   })
   printTable(['interface', 'requests', 'req/s', 'p50', 'p99', 'failures'], rows.map((r) => r.row))
-  const growthMiB = (rssEnd - rssStart) / BYTES_PER_MIB
   const checks: Array<[string, string, boolean]> = [
     ['requests failed', String(rows.reduce((n, r) => n + r.f.failures, 0)), rows.every((r) => r.f.failures === 0)],
     ['gateway process alive', alive ? 'yes' : 'no', alive],
-    ['gateway RSS after GC', `${toMiB(rssStart)} -> ${toMiB(rssEnd)} MiB (${growthMiB >= 0 ? '+' : ''}${growthMiB.toFixed(1)}, margin ${s.rssMarginMiB})`, alive && growthMiB <= s.rssMarginMiB],
+    ...memoryChecks(memoryStart, memoryEnd, { rssMiB: s.rssMarginMiB, heapMiB: s.heapMarginMiB }),
     ['indexer lag (blocks)', `max ${maxLag}, at the end ${lastLag}`, Number.isFinite(lastLag) && lastLag <= MAX_FINAL_LAG_BLOCKS]
   ]
   console.log('')
