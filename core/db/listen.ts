@@ -12,25 +12,34 @@ export type ListenOptions = {
   /** What the connection hears, for the warning when it is lost. */
   what: string
   onPayload: (payload: string) => void
-  /** Called once when the connection fails or ends: the caller listens again (notices may have been missed). */
+  /** Called once when the listening connection fails or ends: the caller listens again (notices may have been missed). Not called when listenOnChannel() rejects. */
   onEnd: () => void
 }
 
 /** Calls `onPayload` for every notice on the channel until closed or the connection is lost. */
 export async function listenOnChannel (o: ListenOptions): Promise<ChannelListener> {
   const client = new pg.Client({ connectionString: o.databaseUrl, keepAlive: true })
+  let listening = false
   let closing = false
-  const end = (): void => { if (!closing) { closing = true; o.onEnd() } }
+  const end = (): void => { if (listening && !closing) { closing = true; o.onEnd() } }
   client.on('error', (err) => {
+    if (!listening) return
     o.log.warn({ err: err.message }, `lost the connection that hears ${o.what}`)
     end()
   })
   client.on('end', end)
   client.on('notification', ({ payload }) => { if (payload !== undefined) o.onPayload(payload) })
-  await client.connect()
   try {
+    await client.connect()
     await client.query(`listen ${o.channel}`)
+    listening = true
   } catch (err) {
+    // The caller hears of this failure from the rejection alone: pg also
+    // emits 'error' and 'end' for a connection that never listened, and a
+    // caller that retried on both would double its attempts on every failure
+    // (thousands of connections a second after a PostgreSQL restart of some
+    // seconds: seen by npm run faults).
+    closing = true
     await client.end().catch(() => {})
     throw err
   }

@@ -1,0 +1,31 @@
+// npm run faults itself, on a tiny chain and two of its scenarios, so that
+// the suite cannot rot: it starts its gateway, kills Geth under load, makes
+// a reorg, prints a verdict row per scenario and exits 0.
+import t from 'tap'
+import { execa } from 'execa'
+
+const REPO_ROOT = new URL('../../', import.meta.url).pathname
+
+t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints their rows', async (t) => {
+  const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/faults.ts'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    env: { FAULTS_ONLY: 'geth-kill,reorg', FAULTS_CHAIN_BLOCKS: '20', FAULTS_CHAIN_TRANSACTIONS: '100', FAULTS_REORG_DEPTH: '3', FAULTS_TIMEOUT_S: '240' }
+  })
+  t.equal(run.exitCode, 0, String(run.stdout) + String(run.stderr))
+  const out = String(run.stdout)
+  t.match(out, /^Geth SIGKILL under JSON-RPC load +PASS +\d+ s$/m)
+  t.match(out, /^ {2}down [\d.]+ s; \d+ reads: \d+ results, [1-9]\d* -32603/m, 'the kill was seen as -32603')
+  t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
+  t.match(out, /^reorg 3 blocks deep +PASS +\d+ s$/m)
+  t.match(out, /^ {2}head \d+ set back to \d+, new branch sealed$/m)
+  t.match(out, /^ {2}indexer rolled back to \d+$/m)
+  t.notMatch(out, /postgres|backfill/, 'the other scenarios did not run')
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults refuses an unknown scenario with exit code 2', async (t) => {
+  const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/faults.ts'], { cwd: REPO_ROOT, reject: false, env: { FAULTS_ONLY: 'geth-kill,meteor' } })
+  t.equal(run.exitCode, 2)
+  t.match(String(run.stderr), /FAULTS_ONLY names no scenario: meteor/)
+})
