@@ -28,7 +28,11 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   const open = new Map<PhoenixSession, WebSocket>()
   const decoder = app.hasDecorator('decoder') ? app.decoder : undefined
 
-  app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws) => {
+  // Where plugins/rate-limit is registered, each message spends a request of the client that opened the socket
+  // (its upgrade spent one already), as GraphQL subscription starts do; pushed events spend nothing.
+  const budget = app.hasDecorator('accessBudget') ? app.accessBudget : undefined
+
+  app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws, request) => {
     const session = createPhoenixSession({
       transport: {
         send: (text, done) => ws.send(text, done),
@@ -43,9 +47,24 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
       maxQueued: options.maxQueued
     })
     open.set(session, ws)
+    // Messages are charged one after another, so that they reach the session in the order sent.
+    let charged = Promise.resolve(true)
     ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {
-      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)
-      session.receive(bytes.toString('utf8'))
+      const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8')
+      if (budget === undefined) return session.receive(text)
+      charged = charged.then(async (open) => {
+        if (!open) return false
+        if (await budget.chargeSubscription(request)) {
+          session.receive(text)
+          return true
+        }
+        // Over the budget: closed with the policy-violation code; a reconnect is refused 429 until the window resets.
+        ws.close(1008, 'rate limit exceeded')
+        return false
+      }).catch((err: unknown) => {
+        request.log.warn({ err }, 'charging a Phoenix socket message failed')
+        return true
+      })
     })
     ws.on('close', () => {
       session.end()

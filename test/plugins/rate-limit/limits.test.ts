@@ -212,3 +212,17 @@ t.test('GraphQL over WebSocket: the upgrade and each subscription start spend a 
   t.same(errors.map((m) => m.id), [String(PUBLIC)], 'the upgrade and 4 starts spent 5: the fifth start is refused')
   t.match(errors[0]?.payload, [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }])
 })
+
+t.test('Phoenix socket: the upgrade and each message spend a request; over the budget the socket is closed with 1008', async (t) => {
+  // A key with its own limit of 4: a budget apart from 127.0.0.1's.
+  const { key } = await createApiKey(app.db.knex, { label: 'phoenix', tier: 'public', limitPerMin: 4 })
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0&apikey=${key}`)
+  const replies: unknown[] = []
+  socket.on('message', (data) => replies.push(JSON.parse(String(data))))
+  await once(socket, 'open')
+  for (let ref = 1; ref <= 4; ref++) socket.send(JSON.stringify([null, String(ref), 'phoenix', 'heartbeat', {}]))
+  const [code, reason] = await once(socket, 'close') as [number, Buffer]
+  t.equal(code, 1008)
+  t.equal(String(reason), 'rate limit exceeded')
+  t.same(replies.map((r) => (r as unknown[])[1]), ['1', '2', '3'], 'the upgrade and three heartbeats spent 4: the fourth heartbeat closed the socket')
+})
