@@ -7,7 +7,7 @@ import { findContractCreations } from '../../core/queries/smart-contracts.ts'
 import { findVerifiedContract, type VerifiedContract, type Verifier } from '../../core/verify/index.ts'
 import { flattenedInput, parseStandardJson, type StandardJsonInput } from '../../core/verify/input.ts'
 import { readLicenseType } from '../../core/verify/licenses.ts'
-import type { ActionContext, EtherscanAction } from './action.ts'
+import { listOf, strictObject, type ActionContext, type EtherscanAction } from './action.ts'
 import { notOk, ok } from './envelope.ts'
 
 /** The index context plus the verifier (plugins/etherscan/index.ts passes it; absent without a node). */
@@ -131,14 +131,18 @@ const UNVERIFIED_SOURCE = {
   LicenseType: '',
   Proxy: '0',
   Implementation: '',
-  SwarmSource: ''
+  SwarmSource: '',
+  FileName: ''
 }
+
+/** getsourcecode's fields, in Etherscan's order (FileName is Blockscout's addition). */
+const SOURCE_FIELDS = Object.keys(UNVERIFIED_SOURCE)
 
 const getsourcecode: EtherscanAction = {
   summary: 'A contract\'s verified source, ABI and settings (empty fields when not verified)',
   params: { address: param('The contract') },
   required: ['address'],
-  result: { type: ['array', 'null'], items: { type: 'object', additionalProperties: { type: 'string' } } },
+  result: listOf(strictObject(SOURCE_FIELDS)),
   async run ({ address }, { db }) {
     if (!ADDRESS.test(address!)) return notOk('Invalid address format')
     const contract = await findVerifiedContract(db, address!)
@@ -178,7 +182,9 @@ const getcontractcreation: EtherscanAction = {
   summary: 'Creator and creating transaction of up to 5 contracts',
   params: { contractaddresses: param('Comma-separated contract addresses, up to 5') },
   required: ['contractaddresses'],
-  result: { type: ['array', 'null'], items: { type: 'object', additionalProperties: { type: ['string', 'null'] } } },
+  result: listOf(strictObject(['contractAddress', 'contractCreator', 'txHash', 'blockNumber', 'timestamp'], {
+    contractCreator: { type: ['string', 'null'] }, blockNumber: { type: ['string', 'null'] }, timestamp: { type: ['string', 'null'] }
+  })),
   async run ({ contractaddresses }, { db }) {
     const addresses = contractaddresses!.split(',').map((a) => a.trim())
     if (addresses.length > MAX_CREATION_ADDRESSES) return notOk(`Maximum ${MAX_CREATION_ADDRESSES} contract addresses`)
