@@ -232,7 +232,9 @@ async function readCsvRows (db: Knex, filter: AdvancedFilter): Promise<string[]>
     const items = rows.slice(0, PAGE_SIZE).map(presentItem)
     lines.push(...items.slice(0, CSV_MAX_ITEMS - lines.length).map(csvRow))
     more = rows.length > PAGE_SIZE && lines.length < CSV_MAX_ITEMS
-    cursor = itemCursor(items[items.length - 1]!)
+    // Nothing matched (an empty index, a filter nothing fits): no page after it.
+    const last = items.at(-1)
+    if (last !== undefined) cursor = itemCursor(last)
   }
   return lines
 }
