@@ -29,9 +29,10 @@ function plausible (name: string): string {
   return '1'
 }
 
-/** A JSON body without an internal GraphQL error, or Blockscout's plain `OK` of a health probe. */
-function answersWell (response: { headers: Record<string, unknown>, body: string, json (): any }): boolean {
+/** A JSON body without an internal GraphQL error, Blockscout's plain `OK` of a health probe, or a CSV export's header row first. */
+function answersWell (response: { statusCode: number, headers: Record<string, unknown>, body: string, json (): any }): boolean {
   if (String(response.headers['content-type']).startsWith('text/plain')) return response.body === 'OK'
+  if (response.statusCode === 200 && String(response.headers['content-type']).startsWith('text/csv')) return /^[A-Za-z]+(,[A-Za-z]+)*\r\n/.test(response.body)
   try {
     const body = response.json()
     return !(body?.errors ?? []).some?.((e: { extensions?: { code?: string } }) => e.extensions?.code === 'INTERNAL_SERVER_ERROR')
