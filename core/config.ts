@@ -26,6 +26,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
   HTTP_REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a client may take to send a whole request, headers and body; a slower one gets 408 and its connection closed. A WebSocket is not limited once upgraded.' },
   HTTP_MAX_CONNECTIONS: { type: 'integer', default: 1000, minimum: 1, description: 'Most client connections (WebSockets included) open at once; further ones are closed as they come, so clients cannot take the file descriptors Geth and PostgreSQL need.' },
+  HTTP_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep the answers of the hot REST pages (home page, newest blocks and transactions, stats, transaction, block and address details) per indexed head, with ETag and 304 Not Modified; false reads every request from the database and sends no ETag.' },
+  HTTP_CACHE_MAX_MB: { type: 'integer', default: 32, minimum: 1, maximum: 4096, description: 'Megabytes of answers the head-keyed cache holds at most; the oldest go first.' },
   DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://', description: 'External PostgreSQL; unset starts embedded PostgreSQL in DATA_DIR/postgres.' },
   DATABASE_POOL_MAX: { type: 'integer', default: 10, minimum: 1, maximum: 1000, description: 'Connections each of the gateway\'s two database pools may open (knex\'s and the prepared statements\'): an instance holds up to twice this many.' },
@@ -88,6 +90,7 @@ export type Config = Readonly<{
     requestTimeoutMs: number
     maxConnections: number
   }>
+  httpCache: Readonly<{ enabled: boolean, maxBytes: number }>
   dataDir: string
   databaseUrl: string | undefined
   databasePoolMax: number
@@ -213,6 +216,7 @@ export function loadConfig (env: Env = process.env): Config {
       requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
       maxConnections: v.HTTP_MAX_CONNECTIONS
     },
+    httpCache: { enabled: v.HTTP_CACHE_ENABLED, maxBytes: v.HTTP_CACHE_MAX_MB * 1024 * 1024 },
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: str('DATABASE_URL'),
     databasePoolMax: v.DATABASE_POOL_MAX,

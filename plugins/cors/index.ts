@@ -21,11 +21,11 @@ export const ALLOWED_HEADERS = [
   'keep-alive', 'x-requested-with', 'if-modified-since', 'x-csrf-token',
   'x-apollo-tracing', 'updated-gas-oracle', 'recaptcha-v2-response', 'recaptcha-v3-response',
   'recaptcha-bypass-token', 'scoped-recaptcha-bypass-token', 'show-scam-tokens', 'api-v2-temp-token',
-  'x-api-key'
+  'x-api-key', 'if-none-match'
 ]
 
-/** Response headers a cross-origin page may read: the rate limit's, as Blockscout exposes them. */
-export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'bypass-429-option']
+/** Response headers a cross-origin page may read: the rate limit's, as Blockscout exposes them, and the cached routes' tag (plugins/http-cache). */
+export const EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'bypass-429-option', 'etag']
 
 /** How long a browser may reuse a preflight's answer (Blockscout's 20 days). */
 const PREFLIGHT_MAX_AGE_S = 1_728_000
