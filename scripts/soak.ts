@@ -1,31 +1,49 @@
-// `npm run soak`: a mixed workload on a real gateway for SOAK_DURATION_S:
-// JSON-RPC reads and transfers sent through it, REST lists and details with
-// skewed popularity, GraphQL. Reports the rate and p50/p99 per interface, the
-// gateway's RSS (after a full GC) at the start and the end, and the
-// indexer's lag behind the node. Exit 0 when no request failed, the gateway
-// lived, its RSS grew less than SOAK_RSS_MARGIN_MB and the index kept up;
-// 1 otherwise; 2 when setup failed. Knobs: docs/hardening.md.
-import { setTimeout as sleep } from 'node:timers/promises'
-import { printTable } from './bench/report.ts'
+// `npm run soak`: a mixed workload on a real gateway for SOAK_DURATION_S —
+// JSON-RPC reads and transfers sent through it, REST home-page polls, lists
+// and details with skewed popularity, GraphQL, WebSocket newHeads
+// subscribers — in phases: latency at a low rate (idle), offered rates
+// stepped up to the highest whose p99 stays within 3x the idle p99, the
+// skewed workload with and without If-None-Match (what the head-keyed ETag
+// cache gains), and the rest of the time at the rate found. Reports the rate,
+// p50/p99 per interface, the gateway's RSS (after a full GC) at the start
+// and the end with its trend, and the indexer's lag. Exit 0 when no request
+// failed, the gateway lived, its memory held and the index kept up; 1
+// otherwise; 2 when setup failed. Knobs: docs/hardening.md.
+import { loadavg } from 'node:os'
 import { startTransfers } from './faults/traffic.ts'
 import { harvestKnown } from './fuzz/harvest.ts'
 import { createHttpClient } from './fuzz/http.ts'
 import { GC_ON_SIGNAL_NODE_ARGS, memoryChecks, readMemoryAfterGc } from './lib/process-memory.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
-import { createPicks, percentile, startWorkload, type InterfaceName } from './soak/workload.ts'
+import { createSoakClient } from './soak/http.ts'
+import { compareRevalidation, highestSustained, phaseDurations, runOffered, stepRates } from './soak/phases.ts'
+import { printSoakReport } from './soak/report.ts'
+import { startSampler } from './soak/samples.ts'
+import { startHeadSubscribers } from './soak/subscribers.ts'
+import { createPicks } from './soak/workload.ts'
 
-const MS_PER_S = 1000
-const LAG_SAMPLE_MS = 5000
-/** Blocks the index may trail the node at the end: the batch being stored. */
-const MAX_FINAL_LAG_BLOCKS = 50
-
-type Settings = { durationS: number, concurrency: number, rssMarginMiB: number, heapMarginMiB: number, chainBlocks: number, chainTransactions: number }
+type Settings = {
+  durationS: number
+  concurrency: number
+  startRatePerS: number
+  idleRatePerS: number
+  maxLagBlocks: number
+  subscribers: number
+  rssMarginMiB: number
+  heapMarginMiB: number
+  chainBlocks: number
+  chainTransactions: number
+}
 
 function readSettings (): Settings {
   return {
     durationS: readIntKnob('SOAK_DURATION_S', 600),
     concurrency: readIntKnob('SOAK_CONCURRENCY', 8),
+    startRatePerS: readIntKnob('SOAK_START_RATE', 20),
+    idleRatePerS: readIntKnob('SOAK_IDLE_RATE', 5),
+    maxLagBlocks: readIntKnob('SOAK_MAX_LAG_BLOCKS', 1, 0),
+    subscribers: readIntKnob('SOAK_SUBSCRIBERS', 4, 0),
     rssMarginMiB: readIntKnob('SOAK_RSS_MARGIN_MB', 128),
     heapMarginMiB: readIntKnob('SOAK_HEAP_MARGIN_MB', 64),
     chainBlocks: readIntKnob('SOAK_CHAIN_BLOCKS', 2000),
@@ -34,51 +52,66 @@ function readSettings (): Settings {
 }
 
 async function setUp (s: Settings, cleanups: Cleanups) {
-  console.error(`soak: ${s.durationS} s, ${s.concurrency} loops; starting a gateway on a ${s.chainBlocks}-block chain`)
+  console.error(`soak: ${s.durationS} s; starting a gateway on a ${s.chainBlocks}-block chain`)
   const chain = await prepareProofChain(cleanups, { blocks: s.chainBlocks, transactions: s.chainTransactions, prefix: 'soak' })
   const gateway = await startIndexedGateway(cleanups, chain.env, chain.info.head, { nodeArgs: GC_ON_SIGNAL_NODE_ARGS })
-  const client = createHttpClient(gateway.url, s.concurrency + 2)
+  const harvester = createHttpClient(gateway.url, 2)
+  const known = await harvestKnown(harvester, chain.info.tokens)
+  await harvester.close()
+  // Enough connections for the offered rates' requests in flight.
+  const client = createSoakClient(gateway.url, 64)
   cleanups.teardown(client.close)
-  return { gateway, client, known: await harvestKnown(client, chain.info.tokens) }
+  return { gateway, client, picks: createPicks(known) }
 }
 
-async function soak (s: Settings, { gateway, client, known }: Awaited<ReturnType<typeof setUp>>): Promise<number> {
+async function soak (s: Settings, { gateway, client, picks }: Awaited<ReturnType<typeof setUp>>): Promise<number> {
+  const d = phaseDurations(s.durationS)
+  const log = (line: string): void => console.error(line)
+  const loadStart = loadavg()
   const memoryStart = await readMemoryAfterGc(gateway.pid, gateway.lines)
-  const startedAt = Date.now()
+  const startedAt = performance.now()
+  const sampler = startSampler(gateway)
+  const subscribers = await startHeadSubscribers(gateway.url, s.subscribers)
   const transfers = startTransfers(() => gateway.url, proofSender())
-  const workload = startWorkload(client, createPicks(known), s.concurrency)
-  let maxLag = 0
-  let lastLag = 0
-  while (Date.now() - startedAt < s.durationS * MS_PER_S) {
-    await sleep(Math.min(LAG_SAMPLE_MS, Math.max(0, startedAt + s.durationS * MS_PER_S - Date.now())))
-    const lag = await gateway.health().then(({ body }) => Number(body.indexer?.lag_blocks ?? NaN), () => NaN)
-    lastLag = lag
-    if (Number.isFinite(lag)) maxLag = Math.max(maxLag, lag)
-  }
-  await workload.stop()
+
+  // Not measured: the first requests of each kind compile code paths and fill the database's caches.
+  sampler.setPhase('warm-up')
+  await runOffered(client, picks, s.idleRatePerS * 2, d.idleS)
+  sampler.setPhase('idle')
+  const idle = await runOffered(client, picks, s.idleRatePerS, d.idleS)
+  log(`soak: idle (${s.idleRatePerS}/s): p99 ${idle.summary.all.p99Ms.toFixed(1)} ms`)
+  sampler.setPhase('stepping')
+  const steps = await stepRates(client, picks, { startPerS: s.startRatePerS, stepS: d.stepS, budgetS: d.steppingBudgetS, idleP99Ms: idle.summary.all.p99Ms, log })
+  const best = highestSustained(steps)
+  sampler.setPhase('compare')
+  const comparison = await compareRevalidation(client, picks, gateway.pid, { concurrency: s.concurrency, halfS: d.compareS })
+  const sustainedS = Math.max(1, s.durationS - (performance.now() - startedAt) / 1000)
+  const sustainedPerS = best?.offeredPerS ?? s.idleRatePerS
+  log(`soak: ${sustainedS.toFixed(0)} s at ${sustainedPerS.toFixed(0)}/s`)
+  sampler.setPhase('sustained')
+  const sustained = await runOffered(client, picks, sustainedPerS, sustainedS)
+
   const sent = await transfers.stop()
-  const elapsedS = (Date.now() - startedAt) / MS_PER_S
+  const heard = subscribers.stop()
+  await sampler.stop()
   await client.close()
   const alive = await isGatewayAlive(gateway)
   const memoryEnd = alive ? await readMemoryAfterGc(gateway.pid, gateway.lines) : undefined
-
-  console.log(`\nsoak: ${elapsedS.toFixed(0)} s, ${s.concurrency} loops, ${sent.sent} transfers sent through JSON-RPC (${sent.failed} refused)\n`)
-  const rows = (Object.entries(workload.figures) as Array<[InterfaceName, typeof workload.figures['REST']]>).map(([name, f]) => {
-    const sorted = f.latenciesMs.sort((a, b) => a - b)
-    return { name, f, row: [name, String(f.requests), (f.requests / elapsedS).toFixed(1), `${percentile(sorted, 0.5).toFixed(1)} ms`, `${percentile(sorted, 0.99).toFixed(1)} ms`, String(f.failures)] }
+  const pass = printSoakReport({
+    settings: s,
+    elapsedS: (performance.now() - startedAt) / 1000,
+    load: [loadStart, loadavg()],
+    idle: { ...idle, offeredPerS: s.idleRatePerS },
+    steps,
+    best,
+    sustained: { ...sustained, offeredPerS: sustainedPerS },
+    comparison,
+    samples: sampler.samples,
+    transfers: sent,
+    heard,
+    alive,
+    memory: memoryChecks(memoryStart, memoryEnd, { rssMiB: s.rssMarginMiB, heapMiB: s.heapMarginMiB })
   })
-  printTable(['interface', 'requests', 'req/s', 'p50', 'p99', 'failures'], rows.map((r) => r.row))
-  const checks: Array<[string, string, boolean]> = [
-    ['requests failed', String(rows.reduce((n, r) => n + r.f.failures, 0)), rows.every((r) => r.f.failures === 0)],
-    ['gateway process alive', alive ? 'yes' : 'no', alive],
-    ...memoryChecks(memoryStart, memoryEnd, { rssMiB: s.rssMarginMiB, heapMiB: s.heapMarginMiB }),
-    ['indexer lag (blocks)', `max ${maxLag}, at the end ${lastLag}`, Number.isFinite(lastLag) && lastLag <= MAX_FINAL_LAG_BLOCKS]
-  ]
-  console.log('')
-  printTable(['check', 'figure', 'verdict'], checks.map(([name, figure, pass]) => [name, figure, pass ? 'PASS' : 'FAIL']))
-  for (const r of rows.filter((r) => r.f.firstFailure !== undefined)) console.log(`\n${r.name}: first failure: ${r.f.firstFailure}`)
-  const pass = checks.every(([, , ok]) => ok)
-  console.log(`\nsoak: ${pass ? 'PASS' : 'FAIL'}`)
   return pass ? 0 : EXIT_FAILED
 }
 

@@ -59,7 +59,7 @@ async function snapshot (gethPid: number | undefined, postmasterPid: number | un
   }
 }
 
-async function processCpuSeconds (pid: number | undefined, withExitedChildren = false): Promise<number | null> {
+export async function processCpuSeconds (pid: number | undefined, withExitedChildren = false): Promise<number | null> {
   if (pid === undefined) return null
   try {
     const fields = statFields(await readFile(`/proc/${pid}/stat`, 'utf8'))
