@@ -77,7 +77,9 @@ export const VARIABLES: Record<string, VariableSpec> = {
   FAUCET_AMOUNT: { type: 'string', default: '1', pattern: '^\\d{1,12}(\\.\\d{1,18})?$', description: 'Coins (ether units, decimals allowed) sent by one faucet drip.' },
   FAUCET_COOLDOWN_S: { type: 'integer', default: 86400, minimum: 0, description: 'Seconds an address, and a client IP (a /64 for IPv6), wait between faucet drips.' },
   // Contract verification (core/verify/).
-  SOLC_CACHE_DIR: { type: 'string', description: 'Directory of soljson builds (soljson-v0.8.20+commit.a1b79de6.js, as solc-bin names them) that verification may compile with besides the solc package\'s bundled one; default ~/.cache/testnet-gateway/solc. Nothing is downloaded.' },
+  SOLC_CACHE_DIR: { type: 'string', description: 'Directory of soljson builds (soljson-v0.8.20+commit.a1b79de6.js, as solc-bin names them) that verification may compile with besides the solc package\'s bundled one; default ~/.cache/testnet-gateway/solc. Nothing is downloaded unless SOLC_DOWNLOAD is on.' },
+  SOLC_DOWNLOAD: { type: 'boolean', default: false, description: 'Download a compiler version a verification asks for that is neither bundled nor in SOLC_CACHE_DIR into SOLC_CACHE_DIR, from SOLC_DOWNLOAD_URL, keeping it only when its keccak256 is the one list.json publishes.' },
+  SOLC_DOWNLOAD_URL: { type: 'string', default: 'https://binaries.soliditylang.org/bin', pattern: '^https?://', description: 'Where SOLC_DOWNLOAD reads list.json and the soljson builds it names (solc-bin\'s layout).' },
   VERIFY_COMPILE_TIMEOUT_MS: { type: 'integer', default: 60000, minimum: 1, description: 'Longest one verification\'s compilation may run (in a worker thread) before it is stopped.' },
   VERIFY_COMPILE_MEMORY_MB: { type: 'integer', default: 512, minimum: 16, description: 'Heap cap of a compilation\'s worker thread (V8 old generation, MB); a run that needs more is stopped.' },
   COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
@@ -167,6 +169,8 @@ export type Config = Readonly<{
     solcCacheDir: string
     compileTimeoutMs: number
     compileMemoryMb: number
+    /** Where missing compiler versions are downloaded from; undefined when SOLC_DOWNLOAD is off. */
+    solcDownloadUrl: string | undefined
   }>
 }>
 
@@ -293,7 +297,8 @@ export function loadConfig (env: Env = process.env): Config {
     verify: {
       solcCacheDir: resolve(str('SOLC_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
       compileTimeoutMs: v.VERIFY_COMPILE_TIMEOUT_MS,
-      compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB
+      compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB,
+      solcDownloadUrl: v.SOLC_DOWNLOAD ? v.SOLC_DOWNLOAD_URL : undefined
     }
   })
 }

@@ -45,10 +45,13 @@ export const FaucetNotMinedError = createError<[string, string]>('GW_ERR_FAUCET_
 export const FaucetKeyMissingError = createError<[string]>('GW_ERR_FAUCET_KEY_MISSING', 'No faucet key at %s: the faucet sends from the key the gateway made in DATA_DIR', 500)
 export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBIDDEN', 'Metrics are served to loopback, METRICS_ALLOW and ADMIN_TOKEN holders only, not to %s', 403)
 
-// Contract verification (core/verify/): the request's fault (400), or no compiler to spare (503).
+// Contract verification (core/verify/): the request's fault (400), no compiler to spare (503), or none to download (502, 503).
 export const VerifyInputInvalidError = createError<[string]>('GW_ERR_VERIFY_INPUT_INVALID', 'Invalid verification request: %s', 400)
 export const VerifyNotContractError = createError<[string]>('GW_ERR_VERIFY_NOT_CONTRACT', 'Address is not a smart-contract: %s has no code', 404)
-export const VerifyCompilerUnavailableError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_UNAVAILABLE', 'Compiler version %s is not available here (available: %s); an operator can add its soljson build to SOLC_CACHE_DIR', 400)
+export const VerifyCompilerUnavailableError = createError<[string, string, string]>('GW_ERR_VERIFY_COMPILER_UNAVAILABLE', 'Compiler version %s is not available here (available: %s); %s', 400)
+// A compiler to download (SOLC_DOWNLOAD=true) that could not be had: the download site's fault, not the request's.
+export const VerifyCompilerDownloadFailedError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_DOWNLOAD_FAILED', 'Compiler version %s could not be downloaded: %s; try again later', 503)
+export const VerifyCompilerChecksumError = createError<[string, string, string]>('GW_ERR_VERIFY_COMPILER_CHECKSUM_MISMATCH', 'The downloaded build of compiler version %s was refused: its keccak256 is %s, not the %s its list publishes', 502)
 export const VerifyCompilerMismatchError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_MISMATCH', 'The contract was compiled with solc %s (its metadata says so), not %s', 400)
 export const VerifyCompilationFailedError = createError<[string]>('GW_ERR_VERIFY_COMPILATION_FAILED', 'Compilation failed: %s', 400)
 export const VerifyCompileTimeoutError = createError<[string]>('GW_ERR_VERIFY_COMPILE_TIMEOUT', 'Compilation took longer than %s ms and was stopped', 400)

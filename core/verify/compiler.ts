@@ -1,14 +1,16 @@
 // Solidity compilers for verification: the solc package's bundled build
 // (works offline) and soljson builds an operator put in SOLC_CACHE_DIR, named
-// as solc-bin names them (soljson-v0.8.20+commit.a1b79de6.js). Nothing is
-// downloaded. Every run happens in a worker thread of its own, under a time
-// cap and a heap cap, at most one per CPU at once and a few more waiting.
+// as solc-bin names them (soljson-v0.8.20+commit.a1b79de6.js), and with
+// SOLC_DOWNLOAD those downloaded into it on first request (solc-download.ts).
+// Every run happens in a worker thread of its own, under a time cap and a
+// heap cap, at most one per CPU at once and a few more waiting.
 import { readdir } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { VerifyBusyError, VerifyCompileTimeoutError, VerifyCompilerFailedError, VerifyCompilerUnavailableError } from '../errors.ts'
+import { createSolcDownloader, type SolcDownloadOptions } from './solc-download.ts'
 
 export type CompilerOptions = {
   /** Directory of soljson builds; undefined or missing means the bundled compiler only. */
@@ -17,6 +19,8 @@ export type CompilerOptions = {
   memoryMb: number
   /** Compilations at once; the CPUs by default. */
   concurrency?: number
+  /** Where to download versions missing from cacheDir (into it); undefined downloads nothing. */
+  download?: Pick<SolcDownloadOptions, 'baseUrl'>
 }
 
 /** What solc answers to a standard JSON input (the parts verification reads). */
@@ -65,6 +69,9 @@ parentPort.postMessage({ version: solc.version(), output: input === undefined ? 
 `
 const MODULE_PATHS = { solcPath: resolveModule('solc'), wrapperPath: resolveModule('solc/wrapper') }
 const CACHED_SOLJSON = /^soljson-(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8})\.js$/
+const NOT_DOWNLOADED = 'an operator can add its soljson build to SOLC_CACHE_DIR, or set SOLC_DOWNLOAD=true'
+/** Loading the bundled compiler to ask its version compiles nothing a client sent: a short compile cap must not fail it on a busy machine. */
+const VERSION_TIMEOUT_MS = 120_000
 /** Compilations waiting for a slot beyond those running; more are refused (503), not queued without end. */
 const MAX_WAITING = 16
 
@@ -81,6 +88,10 @@ export function createCompiler (options: CompilerOptions): Compiler {
   const waiting: Array<() => void> = []
   let bundled: Promise<string> | undefined
   const live = new Set<Worker>()
+  const downloader = options.download === undefined || options.cacheDir === undefined
+    ? undefined
+    : createSolcDownloader({ cacheDir: options.cacheDir, baseUrl: options.download.baseUrl })
+  const unavailable = async (version: string, hint: string) => new VerifyCompilerUnavailableError(version, (await compiler.listVersions()).join(', '), hint)
 
   async function acquire (): Promise<void> {
     if (running < slots) { running++; return }
@@ -94,7 +105,7 @@ export function createCompiler (options: CompilerOptions): Compiler {
   }
 
   /** One run in a fresh worker: a terminated or crashed one leaves nothing behind. */
-  async function run (soljsonPath: string | undefined, input: string | undefined): Promise<WorkerAnswer> {
+  async function run (soljsonPath: string | undefined, input: string | undefined, timeoutMs = options.timeoutMs): Promise<WorkerAnswer> {
     await acquire()
     try {
       return await new Promise<WorkerAnswer>((resolve, reject) => {
@@ -102,9 +113,9 @@ export function createCompiler (options: CompilerOptions): Compiler {
         live.add(worker)
         worker.once('exit', () => live.delete(worker))
         const timer = setTimeout(() => {
-          reject(new VerifyCompileTimeoutError(String(options.timeoutMs)))
+          reject(new VerifyCompileTimeoutError(String(timeoutMs)))
           worker.terminate().catch(() => undefined)
-        }, options.timeoutMs)
+        }, timeoutMs)
         worker.once('message', (answer: WorkerAnswer) => { clearTimeout(timer); resolve(answer); worker.terminate().catch(() => undefined) })
         worker.once('error', (error) => { clearTimeout(timer); reject(new VerifyCompilerFailedError(error.message)) })
         worker.once('exit', (code) => { clearTimeout(timer); reject(new VerifyCompilerFailedError(`the compiler's thread ended (exit code ${code})`)) })
@@ -126,7 +137,7 @@ export function createCompiler (options: CompilerOptions): Compiler {
   const compiler: Compiler = {
     async bundledVersion () {
       // Asked of the compiler itself, in a worker: loading it costs the request thread a second and 100 MB.
-      bundled ??= run(undefined, undefined).then((answer) => blockscoutVersion(answer.version))
+      bundled ??= run(undefined, undefined, Math.max(options.timeoutMs, VERSION_TIMEOUT_MS)).then((answer) => blockscoutVersion(answer.version))
       bundled.catch(() => { bundled = undefined })
       return await bundled
     },
@@ -140,13 +151,17 @@ export function createCompiler (options: CompilerOptions): Compiler {
       const wanted = requested.trim().replace(/^v?/, 'v').replace(/^(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}).*$/, '$1')
       const versions = await compiler.listVersions()
       const found = versions.find((v) => v === wanted) ?? versions.find((v) => v.startsWith(wanted + '+'))
-      if (found === undefined) throw new VerifyCompilerUnavailableError(requested, versions.join(', '))
-      return found
+      if (found !== undefined) return found
+      if (downloader === undefined) throw await unavailable(requested, NOT_DOWNLOADED)
+      const build = await downloader.find(wanted)
+      if (build === undefined) throw await unavailable(requested, 'it is not a release the compiler list publishes')
+      await downloader.download(build)
+      return 'v' + build.longVersion
     },
     async compile (version, input) {
       const own = await compiler.bundledVersion()
       const path = version === own ? undefined : (await cachedVersions()).get(version)
-      if (version !== own && path === undefined) throw new VerifyCompilerUnavailableError(version, (await compiler.listVersions()).join(', '))
+      if (version !== own && path === undefined) throw await unavailable(version, NOT_DOWNLOADED)
       const answer = await run(path, JSON.stringify(input))
       // A misnamed file in the cache would verify against the wrong compiler.
       if (blockscoutVersion(answer.version) !== version) throw new VerifyCompilerFailedError(`the soljson file for ${version} holds ${answer.version}`)

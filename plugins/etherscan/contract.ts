@@ -37,12 +37,14 @@ function libraries (params: Record<string, string>): Record<string, string> | un
 function sourcesOf (params: Record<string, string>): StandardJsonInput {
   if (params.codeformat === 'solidity-standard-json-input') return parseStandardJson(params.sourceCode!)
   const evmVersion = params.evmversion === undefined || params.evmversion.toLowerCase() === 'default' ? undefined : params.evmversion
-  return flattenedInput(params.sourceCode!, params.contractname, {
+  const input = flattenedInput(params.sourceCode!, params.contractname, {
     optimization: params.optimizationUsed === '1' || params.optimizationUsed === 'true',
     runs: params.runs === undefined || params.runs === '' ? 200 : Number(params.runs),
     evmVersion,
     libraries: libraries(params)
   })
+  // forge verify-contract --via-ir sends it beside a single file's settings.
+  return params.viaIR === 'true' ? { ...input, settings: { ...input.settings, viaIR: true } } : input
 }
 
 const verifysourcecode: EtherscanAction = {
@@ -59,6 +61,7 @@ const verifysourcecode: EtherscanAction = {
     constructorArguments: param('The same, spelt right'),
     evmversion: param('EVM version (single-file), default for the compiler\'s'),
     licenseType: param('Licence number (1 = none, 3 = MIT, ...)'),
+    viaIR: param('true to compile through the IR (single-file; forge verify-contract --via-ir)'),
     ...libraryParams
   },
   required: ['contractaddress', 'sourceCode', 'codeformat', 'contractname', 'compilerversion'],

@@ -63,6 +63,11 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
       if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
       if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
+      // Our own 502s and 503s (no compiler to spare or to download) say why and when to come back.
+      if (error.code?.startsWith('GW_ERR_') === true && (error.statusCode === 502 || error.statusCode === 503)) {
+        request.log.warn({ err: error, reqId: request.id }, 'REST request could not be served now')
+        return await reply.code(error.statusCode).send({ message: error.message })
+      }
       // Reads that need the node (state changes) wait out a Geth restart: say so, not 500.
       if (error instanceof RpcUnavailableError || error instanceof RpcResponseError) {
         request.log.warn({ err: error, reqId: request.id }, 'REST request needed the node, which did not answer')

@@ -3,7 +3,7 @@
 // Verification runs before the answer: a success answers Blockscout's
 // "verification started" and the contract's detail shows it at once; a
 // failure answers 400 with the reason and stores nothing.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import { VerifyInputInvalidError } from '../../core/errors.ts'
 import type { VerificationRequest, Verifier } from '../../core/verify/index.ts'
@@ -38,7 +38,7 @@ const sourceFields = {
   libraries: { type: ['object', 'string'], description: 'Library name -> address (an object, or its JSON text in a form), linked by the compiler' }
 }
 const body = (properties: Record<string, object>, required: string[]) => ({ type: 'object', required: ['compiler_version', ...required], properties: { ...commonFields, ...properties } })
-const responses = { 200: message, 400: message, 404: message, 422: validationError, 503: message }
+const responses = { 200: message, 400: message, 404: message, 422: validationError, 502: message, 503: message }
 
 /** The uploaded files of a form (files[0], files[1]... or files), or a JSON body's `files` object (path -> content). */
 function uploadedFiles (fields: Record<string, unknown>): UploadedFile[] {
@@ -69,6 +69,13 @@ export async function verificationRoutes (app: FastifyInstance, { verifier }: { 
     async onFile (part) {
       (part as unknown as { value: UploadedFile }).value = { filename: part.filename, content: (await part.toBuffer()).toString('utf8') }
     }
+  })
+  // The multipart parser's own errors carry no status: a body cut short or without its boundary is the client's, not a 500.
+  const handled = new WeakSet<FastifyRequest>()
+  app.addHook('preHandler', async (request) => { handled.add(request) })
+  app.setErrorHandler(async (error: FastifyError, request) => {
+    if (error.statusCode === undefined && !handled.has(request) && request.isMultipart()) throw new VerifyInputInvalidError(`the multipart body could not be read (${error.message})`)
+    throw error
   })
 
   async function run (request: FastifyRequest<{ Params: AddressHashParams, Body: Body }>, method: VerificationRequest['method'], input: StandardJsonInput) {

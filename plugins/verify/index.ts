@@ -16,7 +16,12 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
     db: app.db.knex,
     rpc: app.geth.rpc,
     log: app.log.child({ name: 'verify' }),
-    compiler: { cacheDir: options.solcCacheDir, timeoutMs: options.compileTimeoutMs, memoryMb: options.compileMemoryMb }
+    compiler: {
+      cacheDir: options.solcCacheDir,
+      timeoutMs: options.compileTimeoutMs,
+      memoryMb: options.compileMemoryMb,
+      download: options.solcDownloadUrl === undefined ? undefined : { baseUrl: options.solcDownloadUrl }
+    }
   })
   app.decorate('verifier', verifier)
   app.addHook('onClose', async () => await verifier.close())

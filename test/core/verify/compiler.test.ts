@@ -36,6 +36,7 @@ t.test('the bundled compiler compiles in a worker; versions list it first, then 
 
 t.test('a compilation past the time cap is stopped with a coded error', async (t) => {
   const compiler = createCompiler({ cacheDir: undefined, timeoutMs: 50, memoryMb: 512 })
+  t.equal(await compiler.bundledVersion(), BUNDLED_VERSION, 'loading the compiler to learn its version is not held to the compile cap')
   const started = Date.now()
   await t.rejects(compiler.compile('v0.8.28+commit.7893614a', input), { code: 'GW_ERR_VERIFY_COMPILE_TIMEOUT', message: /50 ms/ })
   t.ok(Date.now() - started < 30_000, 'answered without waiting for the compiler')

@@ -10,6 +10,7 @@ import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { BUNDLED_VERSION, compileStandard, createSender, readFixture, standardInput } from '../../support/verify.ts'
 import { findVerifiedContract } from '../../../core/verify/index.ts'
+import { createApiKey } from '../../../core/api-keys/store.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 1)
 const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -22,6 +23,23 @@ const args = (name: string) => AbiCoder.defaultAbiCoder().encode(['string', 'str
 const first = await sender.deploy(token.bytecode + args('First'))
 const second = await sender.deploy(token.bytecode + args('Second'))
 const third = await sender.deploy(token.bytecode + args('Third'))
+// What forge writes as its standard JSON input (remappings, metadata settings, libraries, viaIR false, its outputSelection).
+const forgeInput = {
+  language: 'Solidity' as const,
+  sources: { 'src/VerifiedToken.sol': { content: source } },
+  settings: {
+    remappings: ['forge-std/=lib/forge-std/src/'],
+    optimizer: { enabled: true, runs: 200 },
+    metadata: { useLiteralContent: false, bytecodeHash: 'ipfs', appendCBOR: true },
+    outputSelection: { '*': { '': ['ast'], '*': ['abi', 'evm.bytecode.object', 'evm.bytecode.sourceMap', 'evm.bytecode.linkReferences', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences', 'evm.methodIdentifiers', 'metadata'] } },
+    evmVersion: 'paris',
+    viaIR: false,
+    libraries: {}
+  }
+}
+// Compiled through the IR: verifiable as a single file only when the request says viaIR, as forge --via-ir does.
+const throughIr = await sender.deploy(compileStandard(standardInput({ 'VerifiedToken.sol': source }, { viaIR: true }), 'VerifiedToken.sol', 'VerifiedToken').bytecode + args('Ir'))
+const forged = await sender.deploy(compileStandard(forgeInput, 'src/VerifiedToken.sol', 'VerifiedToken').bytecode + args('Forged'))
 await waitForIndexed(app)
 
 const api = async (query: string) => (await app.inject({ method: 'GET', url: `/api?${query}` })).json()
@@ -109,6 +127,58 @@ t.test('verifysourcecode (JSON, single file, module and action in the query) ver
   t.same(await waitForStatus(guid), { status: '1', message: 'OK', result: 'Pass - Verified' })
   // Deployed from src/VerifiedToken.sol, sent as VerifiedToken.sol: the metadata differs.
   t.match(await findVerifiedContract(db, second.address), { matchType: 'partial', filePath: 'VerifiedToken.sol', constructorArguments: '0x' + args('Second') })
+})
+
+t.test('forge verify-contract\'s requests as it sends them: getsourcecode, then verifysourcecode and checkverifystatus as POSTed forms', async (t) => {
+  // foundry-block-explorers' VerifyContract, form-encoded after apikey, module and action, in its field order:
+  // both spellings of the constructor arguments (hex without 0x); no optimizer fields beside a standard JSON input.
+  // Etherscan v2 clients name the chain in the query.
+  const { key } = await createApiKey(db, { label: 'forge', tier: 'public' })
+  const submit = `apikey=${key}&module=contract&action=verifysourcecode` +
+    `&contractaddress=${forged.address}` +
+    `&sourceCode=${encodeURIComponent(JSON.stringify(forgeInput))}` +
+    '&codeformat=solidity-standard-json-input' +
+    `&contractname=${encodeURIComponent('src/VerifiedToken.sol:VerifiedToken')}` +
+    `&compilerversion=${encodeURIComponent(BUNDLED_VERSION)}` +
+    `&constructorArguements=${args('Forged')}&constructorArguments=${args('Forged')}`
+  const post = async (body: string) => await (await fetch(`${url}/api?chainid=793788`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).json() as any
+  const before = await api(`apikey=${key}&module=contract&action=getsourcecode&address=${forged.address}&chainid=793788`)
+  t.match(before, { status: '1', result: [{ SourceCode: '', ABI: 'Contract source code not verified' }] }, 'forge\'s is-verified check')
+
+  const submitted = await post(submit)
+  t.match(submitted, { status: '1', message: 'OK', result: /^[0-9a-f]{32}$/ })
+  let status: any
+  for (let i = 0; i < 600; i++) {
+    status = await post(`apikey=${key}&module=contract&action=checkverifystatus&guid=${submitted.result}`)
+    if (status.result !== 'Pending in queue') break
+    await sleep(200)
+  }
+  t.same(status, { status: '1', message: 'OK', result: 'Pass - Verified' })
+  t.match(await findVerifiedContract(db, forged.address), {
+    name: 'VerifiedToken', matchType: 'full', filePath: 'src/VerifiedToken.sol', constructorArguments: '0x' + args('Forged'), verificationMethod: 'etherscan'
+  })
+  t.match((await findVerifiedContract(db, forged.address))?.compilerSettings, { remappings: ['forge-std/=lib/forge-std/src/'], metadata: { bytecodeHash: 'ipfs' } }, 'forge\'s settings kept')
+  // forge reads either answer as "already verified".
+  t.same(await post(submit), { status: '0', message: 'NOTOK', result: 'Contract source code already verified' })
+})
+
+t.test('a single file with forge\'s viaIR=true compiles through the IR', async (t) => {
+  const fields = {
+    module: 'contract',
+    action: 'verifysourcecode',
+    contractaddress: throughIr.address,
+    sourceCode: source,
+    codeformat: 'solidity-single-file',
+    contractname: 'VerifiedToken',
+    compilerversion: BUNDLED_VERSION,
+    optimizationUsed: '1',
+    runs: '200',
+    evmversion: 'paris',
+    constructorArguements: args('Ir')
+  }
+  t.match(await waitForStatus((await postForm({ ...fields, viaIR: 'false' })).result), { result: 'Fail - Unable to verify' }, 'not through the IR: other code')
+  t.same(await waitForStatus((await postForm({ ...fields, viaIR: 'true' })).result), { status: '1', message: 'OK', result: 'Pass - Verified' })
+  t.match(await findVerifiedContract(db, throughIr.address), { compilerSettings: { viaIR: true } })
 })
 
 t.test('failures: Fail - Unable to verify with the reason, nothing stored; bad requests answered at once', async (t) => {
