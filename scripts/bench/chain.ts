@@ -49,10 +49,13 @@ export type BenchSender = {
 
 export function createBenchSender (rpc: RpcClient, database: Database, privateKey: string): BenchSender {
   const wallet = new Wallet(privateKey)
-  let nonce: number | undefined
+  // Taken in call order, also by calls made together: the first one's read of the count is shared.
+  let first: Promise<number> | undefined
+  let taken = 0
   const nextNonce = async (): Promise<number> => {
-    nonce ??= Number(await rpc.call<string>('eth_getTransactionCount', [wallet.address, 'pending']))
-    return nonce++
+    first ??= rpc.call<string>('eth_getTransactionCount', [wallet.address, 'pending']).then(Number)
+    const offset = taken++
+    return await first + offset
   }
   const sign = async (tx: { to?: string, data: string, gasLimit: bigint }): Promise<{ raw: string, nonce: number }> => {
     const n = await nextNonce()

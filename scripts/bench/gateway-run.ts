@@ -2,7 +2,7 @@
 // chain, measure with the load generator, close everything whatever happens,
 // and answer the benchmarks' exit code.
 import { startBenchGateway, type BenchGateway } from './gateway.ts'
-import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
+import { startLoadGenerator, type LoadGenerator, type LoadJob, type LoadResult } from './load-generator.ts'
 
 export const EXIT_SETUP_FAILED = 1
 export const EXIT_BAD_RESPONSES = 2
@@ -38,3 +38,17 @@ export async function runGatewayBenchmark<S> (setup: (gateway: BenchGateway) => 
 
 /** The gateway's origin (its REST routes), from its /rpc endpoint. */
 export const originOf = (gateway: BenchGateway): string => gateway.gatewayUrl.replace(/\/rpc$/, '')
+
+export type GatewayLoadResult = LoadResult & { gatewayCpuMsPerRequest: number }
+
+/**
+ * A load run with the CPU this process (the gateway's: gateway.ts builds the
+ * app here) spent per answered request: PostgreSQL's and Geth's are not in
+ * it. On a loaded machine it drifts far less than throughput does.
+ */
+export async function runMeasuringCpu (load: LoadGenerator, job: LoadJob): Promise<GatewayLoadResult> {
+  const before = process.cpuUsage()
+  const result = await load.run(job)
+  const { user, system } = process.cpuUsage(before)
+  return { ...result, gatewayCpuMsPerRequest: (user + system) / 1000 / Math.max(1, result.requests) }
+}

@@ -19,9 +19,9 @@ import { cpus, loadavg } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { MaxUint256 } from 'ethers'
 import type { BenchGateway } from './gateway.ts'
-import { originOf, runGatewayBenchmark } from './gateway-run.ts'
+import { originOf, runGatewayBenchmark, runMeasuringCpu, type GatewayLoadResult } from './gateway-run.ts'
 import { createBenchSender, readTestContract, type BenchSender } from './chain.ts'
-import type { LoadGenerator, LoadJob, LoadResult } from './load-generator.ts'
+import type { LoadGenerator, LoadJob } from './load-generator.ts'
 import { printTable } from './report.ts'
 import { median, readInt } from './figures.ts'
 
@@ -34,7 +34,7 @@ const TOKEN_SUPPLY = 10n ** 30n
 const TARGETS = { cached: 0.8, uncached: 0.3 }
 
 type Part = 'detail' | 'cached' | 'uncached'
-type Figures = { name: string, rounds: LoadResult[], ratios: number[], reqPerS: number, ratio: number, p99Ms: number }
+type Figures = { name: string, rounds: GatewayLoadResult[], ratios: number[], reqPerS: number, ratio: number, p99Ms: number, cpuMs: number }
 
 /** The token, the router, the approval, then `count` airdrops of 20 transfers each; their hashes. */
 async function makeAirdrops (sender: BenchSender, count: number): Promise<string[]> {
@@ -74,18 +74,18 @@ async function countCached (gateway: BenchGateway): Promise<number> {
 
 type RoundPlan = { origin: string, hashes: string[], durationS: number }
 
-async function measureRound (load: LoadGenerator, gateway: BenchGateway, plan: RoundPlan): Promise<{ results: Record<Part, LoadResult>, written: number }> {
+async function measureRound (load: LoadGenerator, gateway: BenchGateway, plan: RoundPlan): Promise<{ results: Record<Part, GatewayLoadResult>, written: number }> {
   const [first] = plan.hashes
-  const timed = async (job: Omit<LoadJob, 'connections' | 'sampleEvery' | 'durationS'>): Promise<LoadResult> => {
+  const timed = async (job: Omit<LoadJob, 'connections' | 'sampleEvery' | 'durationS'>): Promise<GatewayLoadResult> => {
     await load.run({ ...job, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: WARMUP_S })
-    return await load.run({ ...job, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: plan.durationS })
+    return await runMeasuringCpu(load, { ...job, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: plan.durationS })
   }
   const detail = await timed({ url: `${plan.origin}/api/v2/transactions/${first}` })
   await gateway.app.inject({ url: `/api/v2/transactions/${first}/summary` })
   const cached = await timed({ url: `${plan.origin}/api/v2/transactions/${first}/summary` })
   // Setup, not timed: every summary of the round is then asked for the first time.
   await gateway.app.db.knex.raw('truncate transaction_interpretations')
-  const uncached = await load.run({
+  const uncached = await runMeasuringCpu(load, {
     url: plan.origin,
     paths: plan.hashes.map((h) => `/api/v2/transactions/${h}/summary`),
     amount: plan.hashes.length,
@@ -96,9 +96,9 @@ async function measureRound (load: LoadGenerator, gateway: BenchGateway, plan: R
   return { results: { detail, cached, uncached }, written: await countCached(gateway) }
 }
 
-function figuresOf (name: string, runs: LoadResult[], floor: LoadResult[]): Figures {
+function figuresOf (name: string, runs: GatewayLoadResult[], floor: GatewayLoadResult[]): Figures {
   const ratios = runs.map((r, i) => r.reqPerS / floor[i]!.reqPerS)
-  return { name, rounds: runs, ratios, reqPerS: median(runs.map((r) => r.reqPerS)), ratio: median(ratios), p99Ms: median(runs.map((r) => r.p99Ms)) }
+  return { name, rounds: runs, ratios, reqPerS: median(runs.map((r) => r.reqPerS)), ratio: median(ratios), p99Ms: median(runs.map((r) => r.p99Ms)), cpuMs: median(runs.map((r) => r.gatewayCpuMsPerRequest)) }
 }
 
 type Settings = { durationS: number, rounds: number, transactions: number, loadBefore: number, loadAfter: number, written: number[], setupS: number }
@@ -108,8 +108,8 @@ function report (figures: Figures[], settings: Settings): void {
   console.log(`\nInterpreter: ${CONNECTIONS} connections, ${settings.rounds} rounds (${WARMUP_S} s warm-up + ${settings.durationS} s; uncached: ${settings.transactions} distinct transactions once each), ${cpus().length} CPUs`)
   console.log(`transactions of ${TRANSFERS} token transfers and ${TRANSFERS} logs; set up in ${settings.setupS.toFixed(0)} s; ` +
     `load average ${settings.loadBefore.toFixed(1)} before, ${settings.loadAfter.toFixed(1)} after; summaries written by the uncached rounds: ${settings.written.join(' / ')}\n`)
-  printTable(['route', 'req/s (median)', 'p99 (median)', 'over the detail (median)', 'per round'],
-    figures.map((f) => [f.name, f.reqPerS.toFixed(0), `${f.p99Ms.toFixed(2)} ms`, f.ratio.toFixed(2), f.ratios.map((r) => r.toFixed(2)).join(' / ')]))
+  printTable(['route', 'req/s (median)', 'p99 (median)', 'gateway CPU / request (median)', 'over the detail (median)', 'per round'],
+    figures.map((f) => [f.name, f.reqPerS.toFixed(0), `${f.p99Ms.toFixed(2)} ms`, `${f.cpuMs.toFixed(2)} ms`, f.ratio.toFixed(2), f.ratios.map((r) => r.toFixed(2)).join(' / ')]))
   console.log(`\nTargets: cached summary >= ${TARGETS.cached}x the detail's throughput, uncached >= ${TARGETS.uncached}x`)
   console.log(`${mark(figures[1]!.ratio >= TARGETS.cached)} cached: ${figures[1]!.ratio.toFixed(2)}`)
   console.log(`${mark(figures[2]!.ratio >= TARGETS.uncached)} uncached: ${figures[2]!.ratio.toFixed(2)}\n`)
@@ -128,7 +128,7 @@ process.exit(await runGatewayBenchmark(async (gateway) => {
 }, async (gateway, hashes, load) => {
   const setupS = (performance.now() - started) / 1000
   const loadBefore = loadavg()[0]!
-  const runs: Array<Record<Part, LoadResult>> = []
+  const runs: Array<Record<Part, GatewayLoadResult>> = []
   const written: number[] = []
   for (let round = 1; round <= rounds; round++) {
     console.error(`round ${round} of ${rounds}: detail, cached summary, ${transactions} uncached summaries`)
