@@ -18,9 +18,9 @@
 import { cpus, loadavg } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { BenchGateway } from './gateway.ts'
-import { originOf, runGatewayBenchmark } from './gateway-run.ts'
+import { originOf, runGatewayBenchmark, runMeasuringCpu, type GatewayLoadResult } from './gateway-run.ts'
 import { createBenchSender, readTestContract, type TestContract } from './chain.ts'
-import type { LoadGenerator, LoadResult } from './load-generator.ts'
+import type { LoadGenerator } from './load-generator.ts'
 import { printTable } from './report.ts'
 import { median, readInt } from './figures.ts'
 
@@ -84,15 +84,15 @@ async function checkDecoded (origin: string, setup: Setup): Promise<void> {
   }
 }
 
-async function measureThroughput (load: LoadGenerator, origin: string, setup: Setup, rounds: number, durationS: number): Promise<Record<Side, LoadResult[]>> {
-  const results: Record<Side, LoadResult[]> = { unverified: [], verified: [] }
+async function measureThroughput (load: LoadGenerator, origin: string, setup: Setup, rounds: number, durationS: number): Promise<Record<Side, GatewayLoadResult[]>> {
+  const results: Record<Side, GatewayLoadResult[]> = { unverified: [], verified: [] }
   for (let round = 1; round <= rounds; round++) {
     const order: Side[] = round % 2 === 1 ? ['unverified', 'verified'] : ['verified', 'unverified']
     for (const side of order) {
       console.error(`round ${round} of ${rounds}: the ${side} contract's call (${WARMUP_S} + ${durationS} s)`)
       const job = { url: `${origin}/api/v2/transactions/${side === 'verified' ? setup.verifiedCall : setup.unverifiedCall}`, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
       await load.run({ ...job, durationS: WARMUP_S })
-      results[side].push(await load.run({ ...job, durationS }))
+      results[side].push(await runMeasuringCpu(load, { ...job, durationS }))
     }
   }
   return results
@@ -100,15 +100,16 @@ async function measureThroughput (load: LoadGenerator, origin: string, setup: Se
 
 type Settings = { durationS: number, rounds: number, loadBefore: number, loadAfter: number }
 
-function report (verificationMs: number[], results: Record<Side, LoadResult[]>, settings: Settings): void {
+function report (verificationMs: number[], results: Record<Side, GatewayLoadResult[]>, settings: Settings): void {
   const ratios = results.verified.map((r, i) => r.reqPerS / results.unverified[i]!.reqPerS)
   const ratio = median(ratios)
   console.log(`\nVerification: ${settings.rounds} rounds; reads at ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${settings.durationS} s each; ${cpus().length} CPUs; ` +
     `load average ${settings.loadBefore.toFixed(1)} before, ${settings.loadAfter.toFixed(1)} after\n`)
   console.log(`standard-input verification of VerifiedToken, end to end: ${median(verificationMs).toFixed(0)} ms median (${verificationMs.map((ms) => ms.toFixed(0)).join(' / ')} ms)\n`)
-  printTable(['/api/v2/transactions/{hash}, a transfer() to', 'req/s (median)', 'p99 (median)', 'per round'],
+  printTable(['/api/v2/transactions/{hash}, a transfer() to', 'req/s (median)', 'p99 (median)', 'gateway CPU / request (median)', 'per round'],
     (['unverified', 'verified'] as const).map((side) => [`the ${side} copy`, median(results[side].map((r) => r.reqPerS)).toFixed(0),
-      `${median(results[side].map((r) => r.p99Ms)).toFixed(2)} ms`, results[side].map((r) => r.reqPerS.toFixed(0)).join(' / ')]))
+      `${median(results[side].map((r) => r.p99Ms)).toFixed(2)} ms`, `${median(results[side].map((r) => r.gatewayCpuMsPerRequest)).toFixed(2)} ms`,
+      results[side].map((r) => r.reqPerS.toFixed(0)).join(' / ')]))
   console.log(`\nTarget: decoding by the verified ABI costs at most 20 %: verified >= ${TARGET_MIN_RATIO}x unverified`)
   console.log(`${ratio >= TARGET_MIN_RATIO ? 'PASS' : 'FAIL'} ${ratio.toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(' / ')})\n`)
   console.log(JSON.stringify({ ...settings, connections: CONNECTIONS, targets: { minRatio: TARGET_MIN_RATIO }, verificationMs, ratio, ratios, results }))
