@@ -23,7 +23,8 @@ async function nameAddresses (db: Knex, decoder: Decoder, addresses: Set<string>
   const named = new Map<string, AddressParam>()
   const tokens = new Map<string, TokenFacts>()
   await Promise.all(rows.map(async (r) => {
-    const verifiedName = await decoder.contractName(r.hash)
+    // Only code can be verified: most addresses a transaction touches are accounts, and they cost nothing here.
+    const verifiedName = r.is_contract ? await decoder.contractName(r.hash) : null
     if (r.token_type !== null) tokens.set(r.hash, { address: r.hash, type: r.token_type, name: r.token_name, symbol: r.token_symbol, decimals: r.token_decimals })
     named.set(r.hash, { hash: getAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol ?? r.tag, is_contract: r.is_contract, is_verified: verifiedName !== null })
   }))

@@ -27,6 +27,8 @@ export type BenchGateway = {
   gethPid: number | undefined
   /** Received a seed transaction: eth_getBalance has something to find. */
   fundedAddress: string
+  /** The private key of the account the genesis funded (it sent the seed transactions). */
+  senderKey: string
   /** Closes the app (Geth, embedded PostgreSQL), drops the database, removes DATA_DIR. Safe to call twice. */
   close (): Promise<void>
 }
@@ -65,7 +67,7 @@ export async function startBenchGateway (): Promise<BenchGateway> {
     const { port } = app.server.address() as { port: number }
     const gatewayUrl = `http://127.0.0.1:${port}/rpc`
     const fundedAddress = await seedChain(gatewayUrl, account.privateKey)
-    return { app, gatewayUrl, gethUrl: app.geth.rpc.url, gethPid: app.geth.supervisor?.pid, fundedAddress, close }
+    return { app, gatewayUrl, gethUrl: app.geth.rpc.url, gethPid: app.geth.supervisor?.pid, fundedAddress, senderKey: account.privateKey, close }
   } catch (err) {
     await close()
     throw err

@@ -13,6 +13,14 @@ export type LoadJob = {
   durationS: number
   /** Parse one response body in this many. */
   sampleEvery: number
+  /**
+   * GETs of these paths (on `url`'s origin) in turn, shared by all
+   * connections, instead of `url` itself: requests that must each find
+   * something new (a transaction whose summary nobody asked for yet).
+   */
+  paths?: string[]
+  /** Stop after this many requests instead of after `durationS`. */
+  amount?: number
 }
 
 export type LoadResult = {

@@ -15,6 +15,8 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   const statuses = new Map<number, number>()
   const sample: Sample = { checked: 0, failed: 0, firstFailure: undefined }
   let responses = 0
+  let next = 0
+  const paths = job.paths
   const cpuBefore = process.cpuUsage()
   const startedAt = performance.now()
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -23,7 +25,11 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
       ...(job.body === undefined ? { method: 'GET' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: job.body }),
       connections: job.connections,
       duration: job.durationS,
-      requests: [{ onResponse: (status: number, body: string) => checkSample(sample, ++responses, job, status, body) }]
+      ...(job.amount === undefined ? {} : { amount: job.amount }),
+      requests: [{
+        ...(paths === undefined ? {} : { setupRequest: (request: autocannon.Request) => ({ ...request, path: paths[next++ % paths.length]! }) }),
+        onResponse: (status: number, body: string) => checkSample(sample, ++responses, job, status, body)
+      }]
     }, (err, res) => err ? reject(err) : resolve(res))
     // autocannon's own histogram has whole milliseconds; proxy overhead is a fraction of one.
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
@@ -33,7 +39,8 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   })
   const wallS = (performance.now() - startedAt) / MS_PER_S
   const cpu = process.cpuUsage(cpuBefore)
-  return summarise(latenciesMs, statuses, sample, result, wallS, (cpu.user + cpu.system) / US_PER_S)
+  // A run of a fixed amount ends when its last answer arrives, not at a whole second.
+  return summarise(latenciesMs, statuses, sample, job.amount === undefined ? result.duration : wallS, wallS, (cpu.user + cpu.system) / US_PER_S, result)
 }
 
 /** Parses every n-th body: a JSON-RPC or GraphQL error (or a truncated body) answered with 200 would otherwise count as a success. */
@@ -54,17 +61,17 @@ function checkSample (sample: Sample, n: number, job: LoadJob, status: number, b
 }
 
 function summarise (latenciesMs: number[], statuses: Map<number, number>, sample: Sample,
-  result: autocannon.Result, wallS: number, cpuS: number): LoadResult {
+  durationS: number, wallS: number, cpuS: number, errors: { errors: number, timeouts: number }): LoadResult {
   const sorted = Float64Array.from(latenciesMs).sort()
   const ok = statuses.get(HTTP_OK) ?? 0
   return {
     requests: latenciesMs.length,
-    reqPerS: ok / result.duration,
+    reqPerS: ok / durationS,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     non200: latenciesMs.length - ok,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    errors: errors.errors,
+    timeouts: errors.timeouts,
     sampled: sample.checked,
     sampleFailures: sample.failed,
     firstFailure: sample.firstFailure,

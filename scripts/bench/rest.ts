@@ -20,6 +20,7 @@ import { captureStatements, startRestServer, type RestServer, type Statement } f
 import { runFloor } from './rest/floor.ts'
 import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
 import { startCpuMeter, type CpuUsage } from './cpu.ts'
+import { readInt } from './figures.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
@@ -27,14 +28,6 @@ const DEEP_ROWS = 900_000
 const SAMPLE_EVERY = 100
 const EXIT_SETUP_FAILED = 1
 const EXIT_BAD_RESPONSES = 2
-
-function readInt (name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, not ${raw}`)
-  return value
-}
 
 type Endpoint = { name: string, path: string }
 

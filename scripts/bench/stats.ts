@@ -28,6 +28,7 @@ import stats from '../../plugins/stats/index.ts'
 import { restV2 } from '../../plugins/rest/index.ts'
 import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
 import { printTable } from './report.ts'
+import { median, readInt } from './figures.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './rest/generate.ts'
 
@@ -44,20 +45,6 @@ const EXIT_BAD_RESPONSES = 2
 
 type Route = { name: string, path: string }
 type RouteFigures = Route & { rounds: LoadResult[], ratios: number[], reqPerS: number, ratio: number, p99Ms: number }
-
-function readInt (name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, not ${raw}`)
-  return value
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 /** The REST routes and the Stats API on one Fastify over the benchmark's database, as buildApp mounts them. */
 async function startServer (database: Database): Promise<{ app: FastifyInstance, url: string }> {

@@ -5,35 +5,17 @@ import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { countVerifiedContracts, findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts } from '../../../core/verify/index.ts'
-import { storeVerifiedContract, type VerifiedContractRow } from '../../../core/verify/store.ts'
+import { storeVerifiedContract } from '../../../core/verify/store.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
 
-const address = (i: number) => '0x' + i.toString(16).padStart(40, '0')
+const address = numberedAddress
 const codeHash = (i: number) => Buffer.alloc(32, i)
-const row = (i: number, overrides: Partial<VerifiedContractRow> = {}): VerifiedContractRow => ({
-  address: address(i),
-  name: `Contract${i}`,
-  language: 'solidity',
-  compilerVersion: 'v0.8.28+commit.7893614a',
-  compilerSettings: { optimizer: { enabled: false } },
-  sources: { [`C${i}.sol`]: `contract Contract${i} {}` },
-  filePath: `C${i}.sol`,
-  abi: [],
-  constructorArguments: null,
-  matchType: 'full',
-  evmVersion: 'paris',
-  optimization: false,
-  optimizationRuns: null,
-  licenseType: null,
-  externalLibraries: [],
-  verificationMethod: 'standard-input',
-  runtimeCodeHash: codeHash(i),
-  ...overrides
-})
+const row = verifiedRow
 
 t.test('storeVerifiedContract(): a full match replaces a partial one; nothing replaces a full one', async (t) => {
   t.equal(await storeVerifiedContract(db, row(1, { matchType: 'partial', name: 'First' })), true)

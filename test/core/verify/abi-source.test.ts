@@ -1,0 +1,92 @@
+// The decoder's ABI source over verified contracts: an address nobody
+// verified costs no query for its row (the verified addresses are kept as a
+// set), nothing verified means no proxy detection at all, a verification here
+// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, and an
+// unverified proxy still decodes by its verified implementation.
+import t from 'tap'
+import pino from 'pino'
+import { openDatabase } from '../../../core/db/index.ts'
+import { ABI_SOURCE_TTL_MS, createVerifiedAbiSource } from '../../../core/verify/abi-source.ts'
+import { storeVerifiedContract } from '../../../core/verify/store.ts'
+import type { ProxyDetector } from '../../../core/verify/proxy.ts'
+import { createTestDatabase } from '../../support/database.ts'
+import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
+
+const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
+t.teardown(async () => await database.close())
+const db = database.knex
+
+const address = numberedAddress
+const ABI = [{ type: 'function', name: 'poke', inputs: [], outputs: [], stateMutability: 'nonpayable' }]
+const row = (i: number) => verifiedRow(i, { abi: ABI })
+
+/** SQL the source sent while `work` ran. */
+async function queriesDuring (work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = []
+  const listen = (query: { sql: string }) => seen.push(query.sql)
+  db.on('query', listen)
+  try {
+    await work()
+  } finally {
+    db.off('query', listen)
+  }
+  return seen
+}
+
+/** A proxy detector that says every contract delegates to `implementation`, counting what it is asked. */
+function proxyTo (implementation: string): ProxyDetector & { asked: string[] } {
+  const asked: string[] = []
+  return { asked, detect: async (a) => { asked.push(a); return { type: 'eip1967', implementations: [implementation] } } }
+}
+
+// Contracts 10 (a proxy to 11) and 12 (an ordinary contract) have code; 11 will be verified.
+await db.raw('insert into addresses (hash, contract_code) values (?, ?), (?, ?), (?, ?)',
+  [10, 11, 12].flatMap((i) => [Buffer.from(address(i).slice(2), 'hex'), Buffer.from('6000', 'hex')]))
+
+t.test('abiFor(): with nothing verified, one read of the (empty) set answers every address; no proxy is looked for', async (t) => {
+  const proxies = proxyTo(address(11))
+  const source = createVerifiedAbiSource({ db, proxies })
+  const sql = await queriesDuring(async () => {
+    for (const i of [10, 12, 13]) t.equal(await source.abiFor(address(i)), null)
+  })
+  t.equal(sql.length, 1, 'the verified set only')
+  t.match(sql[0], /from verified_contracts/)
+  t.same(proxies.asked, [], 'no implementation can be verified')
+})
+
+t.test('abiFor(): a verification here shows at once after forget(); an unverified address reads no verified row', async (t) => {
+  const proxies = proxyTo(address(11))
+  const source = createVerifiedAbiSource({ db, proxies })
+  t.equal(await source.abiFor(address(11)), null)
+  await storeVerifiedContract(db, row(11))
+  t.equal(await source.abiFor(address(11)), null, 'cached until forgotten')
+  source.forget()
+  t.match(await source.abiFor(address(11)), { name: 'Contract11', abi: ABI })
+
+  const sql = await queriesDuring(async () => t.equal(await source.abiFor(address(13)), null))
+  t.notOk(sql.some((q) => /from verified_contracts where address/.test(q)), 'no verified row is read for an address not in the set')
+  t.match(await source.abiFor(address(10)), { name: 'Contract11', abi: ABI, implementation: null }, 'the unverified proxy decodes by its verified implementation')
+  t.ok(proxies.asked.includes(address(10)))
+})
+
+t.test('abiFor(): a verification elsewhere (no forget) shows once ABI_SOURCE_TTL_MS has passed', async (t) => {
+  let now = 1_000_000
+  const source = createVerifiedAbiSource({ db, nowMs: () => now })
+  t.equal(await source.abiFor(address(12)), null)
+  await storeVerifiedContract(db, row(12))
+  now += ABI_SOURCE_TTL_MS - 1
+  t.equal(await source.abiFor(address(12)), null, 'still the cached answer')
+  now += 1
+  t.match(await source.abiFor(address(12)), { name: 'Contract12' })
+})
+
+t.test('abiFor(): a failed read of the set is not kept', async (t) => {
+  const source = createVerifiedAbiSource({ db })
+  await db.raw('alter table verified_contracts rename to verified_contracts_away')
+  try {
+    await t.rejects(source.abiFor(address(11)))
+  } finally {
+    await db.raw('alter table verified_contracts_away rename to verified_contracts')
+  }
+  t.match(await source.abiFor(address(11)), { name: 'Contract11' })
+})
