@@ -6,8 +6,9 @@
 // every admitted request was reserved in Redis first. The price is budget
 // reserved and not spent: a slice left unspent when the window ends is lost
 // to the other instances, at most two slices (LEASE_SHARE of the limit each)
-// per instance and window. Limits below 1 / LEASE_SHARE get slices of one
-// request (a batch's cost): counted in Redis request by request, exactly.
+// per instance and window. Limits below 2 / LEASE_SHARE (200 a minute, the
+// public tier's 100 among them) get slices of one request (a batch: its
+// cost): counted in Redis request by request, exactly.
 import type { CounterState } from './memory-counters.ts'
 
 /** A slice is this share of the limit... */
