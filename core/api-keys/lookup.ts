@@ -18,14 +18,21 @@ const TRUSTED_UNHEARD_MS = 1_000
 const RELISTEN_MS = 1_000
 
 export type ApiKeyLookup = {
-  /** The live key, or why it is refused. */
-  find (key: string): Promise<ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'>
+  /** The live key, or why it is refused; synchronous when the key is cached (nearly always). */
+  find (key: string): ApiKeyFound | Promise<ApiKeyFound>
   close (): Promise<void>
 }
+
+export type ApiKeyFound = ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'
 
 export type ApiKeyLookupOptions = { db: Knex, databaseUrl: string, log: Logger }
 
 type Entry = { record: ApiKeyRecord | undefined, loadedAtMs: number }
+
+function verdict (record: ApiKeyRecord | undefined, nowMs: number): ApiKeyFound {
+  if (record === undefined) return 'unknown'
+  return record.revokedAtMs !== null && record.revokedAtMs <= nowMs ? 'revoked' : record
+}
 
 export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKeyLookup> {
   const cache = new Map<string, Entry>()
@@ -69,31 +76,25 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
     return record
   }
 
-  async function find (key: string): Promise<ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'> {
-    if (!isWellFormedApiKey(key)) return 'malformed'
-    // A key's hash never changes: remembered, so a busy key is hashed once, not per request.
+  function find (key: string): ApiKeyFound | Promise<ApiKeyFound> {
+    // A key's hash never changes: remembered, so a busy key is hashed (and its shape checked) once, not per request.
     let hashHex = hashes.get(key)
     if (hashHex === undefined) {
+      if (!isWellFormedApiKey(key)) return 'malformed'
       hashHex = hashApiKey(key).toString('hex')
       if (hashes.size >= MAX_ENTRIES) hashes.delete(hashes.keys().next().value!)
       hashes.set(key, hashHex)
     }
     const now = Date.now()
     const entry = cache.get(hashHex)
-    let record: ApiKeyRecord | undefined
-    if (entry !== undefined && now - entry.loadedAtMs < (listener === undefined ? TRUSTED_UNHEARD_MS : TRUSTED_MS)) {
-      record = entry.record
-    } else {
-      let pending = loading.get(hashHex)
-      if (pending === undefined) {
-        const loadingHash = hashHex
-        pending = load(loadingHash, Buffer.from(loadingHash, 'hex')).finally(() => loading.delete(loadingHash))
-        loading.set(hashHex, pending)
-      }
-      record = await pending
+    if (entry !== undefined && now - entry.loadedAtMs < (listener === undefined ? TRUSTED_UNHEARD_MS : TRUSTED_MS)) return verdict(entry.record, now)
+    let pending = loading.get(hashHex)
+    if (pending === undefined) {
+      const loadingHash = hashHex
+      pending = load(loadingHash, Buffer.from(loadingHash, 'hex')).finally(() => loading.delete(loadingHash))
+      loading.set(hashHex, pending)
     }
-    if (record === undefined) return 'unknown'
-    return record.revokedAtMs !== null && record.revokedAtMs <= now ? 'revoked' : record
+    return pending.then((record) => verdict(record, Date.now()))
   }
 
   return {

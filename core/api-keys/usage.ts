@@ -17,25 +17,26 @@ export type UsageRecorder = {
 type Sums = { requests: number, rejections: number, lastUsedMs: number }
 
 export function createUsageRecorder ({ db, log, intervalMs = USAGE_FLUSH_INTERVAL_MS }: { db: Knex, log: Logger, intervalMs?: number }): UsageRecorder {
-  // Keyed by `${day} ${keyId}`, so a flush after midnight still books each request on its own day.
-  let pending = new Map<string, Sums>()
+  // Per UTC day, then key id, so a flush after midnight still books each request on its own day.
+  let pending = new Map<string, Map<string, Sums>>()
   let flushing = Promise.resolve()
   // flush() logs its own failures and never rejects.
   const timer = setInterval(() => { flush().catch(() => {}) }, intervalMs)
   timer.unref()
 
-  // The UTC day, worked out again only when it ends: record() runs on every keyed request.
-  let day = ''
+  // The UTC day's sums, looked up again only when the day ends (or after a flush): record() runs on every keyed request.
+  let today: Map<string, Sums> | undefined
   let dayEndsAtMs = 0
   function record (keyId: string, requests: number, rejected: boolean): void {
     const now = Date.now()
-    if (now >= dayEndsAtMs) {
-      day = new Date(now).toISOString().slice(0, 10)
+    if (today === undefined || now >= dayEndsAtMs) {
+      const day = new Date(now).toISOString().slice(0, 10)
       dayEndsAtMs = Date.parse(day) + DAY_MS
+      today = pending.get(day)
+      if (today === undefined) pending.set(day, today = new Map())
     }
-    const slot = `${day} ${keyId}`
-    const sums = pending.get(slot)
-    if (sums === undefined) pending.set(slot, { requests, rejections: rejected ? requests : 0, lastUsedMs: now })
+    const sums = today.get(keyId)
+    if (sums === undefined) today.set(keyId, { requests, rejections: rejected ? requests : 0, lastUsedMs: now })
     else {
       sums.requests += requests
       if (rejected) sums.rejections += requests
@@ -43,11 +44,8 @@ export function createUsageRecorder ({ db, log, intervalMs = USAGE_FLUSH_INTERVA
     }
   }
 
-  async function write (batch: Map<string, Sums>): Promise<void> {
-    const rows = [...batch].map(([slot, sums]) => {
-      const [day, keyId] = slot.split(' ') as [string, string]
-      return { keyId, day, ...sums }
-    })
+  async function write (batch: Map<string, Map<string, Sums>>): Promise<void> {
+    const rows = [...batch].flatMap(([day, keys]) => [...keys].map(([keyId, sums]) => ({ keyId, day, ...sums })))
     await db.transaction(async (trx) => {
       await trx.raw(`insert into api_key_usage (key_id, day, requests, rejections)
         select * from unnest(?::bigint[], ?::date[], ?::bigint[], ?::bigint[])
@@ -65,8 +63,9 @@ export function createUsageRecorder ({ db, log, intervalMs = USAGE_FLUSH_INTERVA
       if (pending.size === 0) return
       const batch = pending
       pending = new Map()
+      today = undefined
       // A key deleted meanwhile fails the foreign key: its sums are dropped with the batch, and said so.
-      await write(batch).catch((err: Error) => log.warn({ err: err.message, keys: batch.size }, 'cannot record API key usage; these sums are lost'))
+      await write(batch).catch((err: Error) => log.warn({ err: err.message, keys: [...batch.values()].reduce((n, keys) => n + keys.size, 0) }, 'cannot record API key usage; these sums are lost'))
     })
     await flushing
   }

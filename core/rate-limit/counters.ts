@@ -2,14 +2,17 @@
 // instance behind a load balancer spends one budget per client; in memory
 // otherwise. Losing Redis must not stop the service: while it is away each
 // instance counts in its own memory (limits hold per instance), and counting
-// goes back to Redis when ioredis reconnects.
+// goes back to Redis when ioredis reconnects. In Redis a client's budget is
+// reserved in slices and spent locally (leases.ts): most requests cost no
+// round trip, and the instances together still never exceed the limit.
 import { Redis } from 'ioredis'
 import type { Logger } from '../logger.ts'
 import { createMemoryCounters, type CounterState } from './memory-counters.ts'
+import { createLeases } from './leases.ts'
 
 export type { CounterState }
 
-// One round trip: add the cost, start the window on the first hit, report what is left of it.
+// One round trip: add a slice, start the window on the first hit, report what is left of it.
 const INCR_SCRIPT = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[1])
 if count == tonumber(ARGV[1]) then
@@ -31,8 +34,12 @@ const REDIS_RECONNECT_MAX_MS = 2_000
 const REDIS_PAUSE_MS = 1_000
 
 export type CounterStore = {
-  /** Synchronous when counted in memory: the hot path need not wait for a microtask it does not need. */
-  incr (key: string, cost: number, windowMs: number): CounterState | Promise<CounterState>
+  /**
+   * Adds `cost` to the client's count in the window and says what it is now.
+   * Synchronous when counted in memory or within a lease: the hot path need
+   * not wait for a microtask it does not need.
+   */
+  incr (key: string, cost: number, windowMs: number, limit: number): CounterState | Promise<CounterState>
   /** Where counts go now. */
   backend (): 'redis' | 'memory'
   close (): Promise<void>
@@ -61,6 +68,15 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
   let counting: 'redis' | 'memory' = 'redis'
   const backend = (): 'redis' | 'memory' => redis.status === 'ready' && Date.now() >= pausedUntilMs ? 'redis' : 'memory'
   let closing = false
+  const pause = (err: Error): void => {
+    pausedUntilMs = Date.now() + REDIS_PAUSE_MS
+    note(err.message)
+  }
+  const leases = createLeases(async (key, amount, windowMs) => {
+    const [count, ttlMs] = await redis.tgRateLimitIncr(KEY_PREFIX + key, amount, windowMs)
+    if (counting === 'memory') note('answered again')
+    return { count, ttlMs }
+  }, pause)
   const note = (reason: string): void => {
     if (closing) return
     const now = backend()
@@ -74,14 +90,12 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
   redis.on('close', () => note('connection closed'))
 
   return {
-    incr (key, cost, windowMs) {
+    incr (key, cost, windowMs, limit) {
       if (backend() !== 'redis') return memory.incr(key, cost, windowMs)
-      return redis.tgRateLimitIncr(KEY_PREFIX + key, cost, windowMs).then(([count, ttlMs]) => {
-        if (counting === 'memory') note('answered again')
-        return { count, ttlMs }
-      }, (err: Error) => {
-        pausedUntilMs = Date.now() + REDIS_PAUSE_MS
-        note(err.message)
+      const state = leases.incr(key, cost, windowMs, limit)
+      if (!(state instanceof Promise)) return state
+      return state.catch((err: Error) => {
+        pause(err)
         return memory.incr(key, cost, windowMs)
       })
     },

@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Config } from '../../core/config.ts'
-import { createApiKeyLookup, type ApiKeyLookup } from '../../core/api-keys/lookup.ts'
+import { createApiKeyLookup, type ApiKeyFound, type ApiKeyLookup } from '../../core/api-keys/lookup.ts'
 import { createUsageRecorder, type UsageRecorder } from '../../core/api-keys/usage.ts'
 import type { ApiKeyRecord } from '../../core/api-keys/store.ts'
-import { refuseKey, routeChannel } from './channel.ts'
+import { refuseKey, routeChannel, type AccessChannel } from './channel.ts'
 import { CONFLICTING_KEYS, sentKey } from './sent-key.ts'
 import { adminRoutes } from './admin.ts'
 
@@ -41,18 +41,30 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, access: route.config?.access ?? routeChannel(route) }
   })
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style, not async: a cached key (nearly every request) is settled without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const channel = request.routeOptions.config.access ?? 'rest'
-    if (channel === 'free') return
+    if (channel === 'free') return done()
     const key = sentKey(request, channel)
-    if (key === undefined) return
-    if (key === CONFLICTING_KEYS) return await refuseKey(reply, channel, 'two different keys were sent')
-    const found = await lookup.find(key)
-    if (typeof found === 'string') return await refuseKey(reply, channel, `the key is ${found}`)
-    request.apiKey = found
+    if (key === undefined) return done()
+    if (key === CONFLICTING_KEYS) return refuse(reply, channel, 'two different keys were sent', done)
+    const found = lookup.find(key)
+    if (!(found instanceof Promise)) return settle(request, reply, channel, found, done)
+    found.then((f) => settle(request, reply, channel, f, done), done)
   })
 
   if (options.adminToken !== undefined) await app.register(adminRoutes, { adminToken: options.adminToken })
+}
+
+/** Sent, a refusal ends the request: `done` is called only should sending fail. */
+function refuse (reply: FastifyReply, channel: AccessChannel, reason: string, done: HookHandlerDoneFunction): void {
+  refuseKey(reply, channel, reason).catch(done)
+}
+
+function settle (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, found: ApiKeyFound, done: HookHandlerDoneFunction): void {
+  if (typeof found === 'string') return refuse(reply, channel, `the key is ${found}`, done)
+  request.apiKey = found
+  done()
 }
 
 export default fp(auth, { name: 'auth', fastify: '5.x', dependencies: ['db'] })

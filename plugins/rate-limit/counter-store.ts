@@ -11,9 +11,11 @@ export function costedKey (cost: number, key: string): string {
 
 export function counterStoreClass (counters: CounterStore, windowMs: number): FastifyRateLimitStoreCtor {
   return class CostedCounterStore implements FastifyRateLimitStore {
-    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void): void {
+    // The library (10.x) passes the window and the client's limit after the callback; its types leave them out.
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, _timeWindow?: number, max?: number): void {
+      if (max === undefined) return callback(new Error('@fastify/rate-limit passed the store no limit'))
       const space = key.indexOf(' ')
-      const state = counters.incr(key.slice(space + 1), Number(key.slice(0, space)), windowMs)
+      const state = counters.incr(key.slice(space + 1), Number(key.slice(0, space)), windowMs, max)
       if (!(state instanceof Promise)) return callback(null, { current: state.count, ttl: state.ttlMs })
       state.then(({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }), (err: Error) => callback(err))
     }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Config } from '../../core/config.ts'
 import { createCounterStore } from '../../core/rate-limit/counters.ts'
 import { clientBucket } from '../../core/net/client-bucket.ts'
@@ -88,16 +88,21 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     return await refuseOverLimit(reply, channel, rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch))
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style, not async: a request that is not charged here costs no promise.
+  const charged = (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, cost: number, done: HookHandlerDoneFunction, rpcText?: string): void => {
+    // A refusal was sent: the request ends there, `done` only carries a failure.
+    charge(request, reply, channel, cost, rpcText).then((refused) => { if (refused === undefined) done() }, done)
+  }
+  app.addHook('onRequest', (request, reply, done) => {
     const channel = request.routeOptions.config.access ?? 'rest'
     // JSON-RPC is charged once its body is read, by its number of requests.
-    if (channel === 'free' || channel === 'json-rpc') return
-    return await charge(request, reply, channel, 1)
+    if (channel === 'free' || channel === 'json-rpc') return done()
+    charged(request, reply, channel, 1, done)
   })
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.config.access !== 'json-rpc') return
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.routeOptions.config.access !== 'json-rpc') return done()
     const text = typeof request.body === 'string' ? request.body : ''
-    return await charge(request, reply, 'json-rpc', rpcCost(text).cost, text)
+    charged(request, reply, 'json-rpc', rpcCost(text).cost, done, text)
   })
   app.decorate('accessBudget', {
     backend: () => backend(),
@@ -119,8 +124,23 @@ function setLimitHeaders (reply: FastifyReply, spent: Spent): void {
   reply.header('x-ratelimit-limit', spent.limit)
   reply.header('x-ratelimit-remaining', spent.remaining)
   reply.header('x-ratelimit-reset', spent.resetS)
-  reply.header('ratelimit-policy', `"${spent.policy}";q=${spent.limit};w=${WINDOW_S}`)
+  reply.header('ratelimit-policy', policyHeader(spent.policy, spent.limit))
   reply.header('ratelimit', `"${spent.policy}";r=${spent.remaining};t=${spent.resetS}`)
+}
+
+/** A policy's header is the same on every response of its clients: built once per tier and limit. */
+const policyHeaders = new Map<string, Map<number, string>>()
+/** Limits differ only by keys' own: a bound against a table grown without end all the same. */
+const MAX_POLICY_HEADERS = 1000
+function policyHeader (policy: string, limit: number): string {
+  let byLimit = policyHeaders.get(policy)
+  if (byLimit === undefined) policyHeaders.set(policy, byLimit = new Map())
+  let header = byLimit.get(limit)
+  if (header === undefined) {
+    header = `"${policy}";q=${limit};w=${WINDOW_S}`
+    if (byLimit.size < MAX_POLICY_HEADERS) byLimit.set(limit, header)
+  }
+  return header
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', fastify: '5.x', dependencies: ['auth'] })

@@ -15,6 +15,8 @@ import { createLogger } from '../../core/logger.ts'
 import { buildApp } from '../../plugins/index.ts'
 import { createApiKey } from '../../core/api-keys/store.ts'
 import type { BenchGateway } from './gateway.ts'
+import { printTable } from './report.ts'
+import { median } from './figures.ts'
 
 export const ACCESS_ROUNDS = 3
 /** The access layer may cost at most this share of throughput. */
@@ -23,7 +25,9 @@ export const ACCESS_MAX_COST = 0.10
 export const METRICS_MAX_COST = 0.03
 const REDIS_READY_WAIT_MS = 2000
 /** High enough that the bench never reaches it: what is measured is the counting, not refusals. */
-const BENCH_KEY_LIMIT_PER_MIN = 2_000_000_000
+export const BENCH_KEY_LIMIT_PER_MIN = 2_000_000_000
+/** Where the Redis-backed instances count: REDIS_URL, else the machine's. */
+export const benchRedisUrl = (): string => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 export type AccessVariant = 'off' | 'memory' | 'redis' | 'bare'
 export type AccessInstance = { variant: AccessVariant, url: string }
@@ -52,18 +56,14 @@ async function startInstance (gateway: BenchGateway, variant: AccessVariant, red
 export async function startAccessInstances (gateway: BenchGateway): Promise<AccessInstances> {
   const closers: Array<() => Promise<void>> = []
   const close = async (): Promise<void> => { for (const closer of closers.reverse()) await closer().catch(() => {}) }
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+  const redisUrl = benchRedisUrl()
   const { key } = await createApiKey(gateway.app.db.knex, { label: 'bench', tier: 'premium', limitPerMin: BENCH_KEY_LIMIT_PER_MIN })
   const instances: AccessInstance[] = []
   const skipped: string[] = []
   try {
     for (const variant of ['off', 'memory', 'redis', 'bare'] as const) {
       const app = await startInstance(gateway, variant, redisUrl, closers)
-      if (variant === 'redis') {
-        const deadline = Date.now() + REDIS_READY_WAIT_MS
-        while (app.accessBudget.backend() !== 'redis' && Date.now() < deadline) await sleep(50)
-        if (app.accessBudget.backend() !== 'redis') { skipped.push(`redis: none answers at ${redisUrl}`); continue }
-      }
+      if (variant === 'redis' && !await countsInRedis(app)) { skipped.push(`redis: none answers at ${redisUrl}`); continue }
       const { port } = app.server.address() as { port: number }
       instances.push({ variant, url: variant === 'memory' || variant === 'redis' ? `http://127.0.0.1:${port}/rpc/${key}` : `http://127.0.0.1:${port}/rpc` })
     }
@@ -74,6 +74,13 @@ export async function startAccessInstances (gateway: BenchGateway): Promise<Acce
   return { instances, skipped, close }
 }
 
+/** Waits a moment for the instance's Redis connection; false when it never counts there. */
+export async function countsInRedis (app: FastifyInstance): Promise<boolean> {
+  const deadline = Date.now() + REDIS_READY_WAIT_MS
+  while (app.accessBudget.backend() !== 'redis' && Date.now() < deadline) await sleep(50)
+  return app.accessBudget.backend() === 'redis'
+}
+
 export type AccessRound = Partial<Record<AccessVariant, number>>
 export type AccessFigures = {
   method: string
@@ -82,12 +89,6 @@ export type AccessFigures = {
   /** Median of req/s with metrics recorded over req/s without ('off' over 'bare'). */
   metricsRatio: number | undefined
   pass: boolean
-}
-
-function median (values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 function medianRatioOf (rounds: AccessRound[], over: AccessVariant, under: AccessVariant): number | undefined {
@@ -105,4 +106,45 @@ export function accessFigures (method: string, rounds: AccessRound[]): AccessFig
   const metricsRatio = medianRatioOf(rounds, 'off', 'bare')
   const pass = Object.values(medianRatio).every((ratio) => ratio >= 1 - ACCESS_MAX_COST) && (metricsRatio === undefined || metricsRatio >= 1 - METRICS_MAX_COST)
   return { method, rounds, medianRatio, metricsRatio, pass }
+}
+
+const VARIANT_WORDS: Record<AccessVariant, string> = {
+  off: 'limits off',
+  memory: 'limits on with a premium key, counted in memory',
+  redis: 'limits on with a premium key, counted in Redis',
+  bare: 'limits off and metrics off'
+}
+
+/**
+ * ACCESS_ROUNDS rounds of one measurement (req/s) per instance. Each round
+ * starts with the next instance, so that none is always measured first on a
+ * machine that drifts.
+ */
+export async function measureAccessRounds<I extends AccessInstance> (what: string, instances: I[], measureOne: (instance: I) => Promise<number>): Promise<AccessRound[]> {
+  const rounds: AccessRound[] = []
+  for (let round = 1; round <= ACCESS_ROUNDS; round++) {
+    const measured: AccessRound = {}
+    const order = instances.map((_, i) => instances[(i + round - 1) % instances.length]!)
+    for (const instance of order) {
+      console.error(`access round ${round}/${ACCESS_ROUNDS}: ${what}, ${VARIANT_WORDS[instance.variant]}`)
+      measured[instance.variant] = await measureOne(instance)
+    }
+    rounds.push(measured)
+  }
+  return rounds
+}
+
+/** The rounds' req/s and the median ratios against their targets. */
+export function printAccessReport ({ figures, skipped }: { figures: AccessFigures, skipped: string[] }, loadAverage?: number): void {
+  const variants = (['off', 'memory', 'redis', 'bare'] as const).filter((v) => figures.rounds.some((r) => r[v] !== undefined) || v !== 'bare')
+  console.log(`\nAccess layer (API key + rate limit) on ${figures.method}: req/s per round, limits off against on with a premium key\n`)
+  printTable(['round', ...variants], figures.rounds.map((r, i) => [String(i + 1), ...variants.map((v) => r[v]?.toFixed(0) ?? 'n/a')]))
+  for (const line of skipped) console.log(`skipped ${line}`)
+  if (loadAverage !== undefined) console.log(`load average after the rounds: ${loadAverage.toFixed(1)}`)
+  console.log(`\nTarget: median ratio >= ${(1 - ACCESS_MAX_COST).toFixed(2)} (the access layer costs at most ${ACCESS_MAX_COST * 100} %)\n`)
+  printTable(['counters', 'median ratio'], Object.entries(figures.medianRatio).map(([v, ratio]) => [v, `${ratio >= 1 - ACCESS_MAX_COST ? 'PASS' : 'FAIL'} ${ratio.toFixed(3)}`]))
+  if (figures.metricsRatio !== undefined) {
+    console.log(`\nMetrics recorded ('off') against not ('bare'): median ratio ${figures.metricsRatio >= 1 - METRICS_MAX_COST ? 'PASS' : 'FAIL'} ${figures.metricsRatio.toFixed(3)} (target >= ${(1 - METRICS_MAX_COST).toFixed(2)})`)
+  }
+  console.log('')
 }

@@ -22,7 +22,7 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: job.url,
-      ...(job.body === undefined ? { method: 'GET' } : { method: 'POST', headers: { 'content-type': 'application/json' }, body: job.body }),
+      ...(job.body === undefined ? { method: 'GET', headers: job.headers } : { method: 'POST', headers: { ...job.headers, 'content-type': 'application/json' }, body: job.body }),
       connections: job.connections,
       duration: job.durationS,
       ...(job.amount === undefined ? {} : { amount: job.amount }),

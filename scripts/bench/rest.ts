@@ -5,7 +5,10 @@
 // routes over HTTP (autocannon, in its own process) and, back to back, the
 // same SQL straight through pg (the floor). Knobs: BENCH_DURATION_S (10),
 // BENCH_FLOOR_POOL (connections of the floor's pool; default the gateway's own:
-// PostgreSQL on 2 CPUs serves 32 callers faster through 8 or 10 sessions than 32).
+// PostgreSQL on 2 CPUs serves 32 callers faster through 8 or 10 sessions than 32),
+// BENCH_BLOCKS (100,000; fewer, for a loaded machine, get a database of their
+// own and a deep page 90 % deep), BENCH_PARTS (`endpoints,access`: the endpoints against their SQL; the access
+// layer's cost on the cheapest endpoint, rest/access.ts).
 // Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
 // responses under load failed.
 import { cpus, loadavg } from 'node:os'
@@ -15,32 +18,48 @@ import { POOL_MAX, preparedStatementPool } from '../../core/db/index.ts'
 import { createLogger } from '../../core/logger.ts'
 import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
 import { openBenchDatabase } from './rest/fill.ts'
-import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf } from './rest/generate.ts'
+import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf, type ChainShape } from './rest/generate.ts'
 import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
 import { runFloor } from './rest/floor.ts'
 import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
 import { startCpuMeter, type CpuUsage } from './cpu.ts'
 import { readInt } from './figures.ts'
+import { accessFigures, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
+import { startRestAccessServers } from './rest/access.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
-const DEEP_ROWS = 900_000
+/** How deep the deep page is, as a share of every transaction: 900,000 rows of the default million. */
+const DEEP_SHARE = 0.9
 const SAMPLE_EVERY = 100
 const EXIT_SETUP_FAILED = 1
 const EXIT_BAD_RESPONSES = 2
 
+const PARTS = ['endpoints', 'access'] as const
+type Part = typeof PARTS[number]
+
+function readParts (): Set<Part> {
+  const raw = process.env.BENCH_PARTS
+  if (raw === undefined || raw === '') return new Set(PARTS)
+  const parts = raw.split(',')
+  const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p))
+  if (unknown.length > 0) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(', ')}; known: ${PARTS.join(', ')}`)
+  return new Set(parts as Part[])
+}
+
 type Endpoint = { name: string, path: string }
 
 /** The five endpoints, with keys read from the filled database: a cursor 900,000 rows deep, a mid-chain block and transaction. */
-async function endpoints (server: RestServer): Promise<Endpoint[]> {
+async function endpoints (server: RestServer, shape: ChainShape): Promise<Endpoint[]> {
   const knex = server.app.db.knex
+  const deepRows = Math.floor(shape.blocks * shape.transactionsPerBlock * DEEP_SHARE)
   // Setup only: the cursor of the page that starts after the first 900,000 rows.
   const deep = await knex('transactions').orderBy([{ column: 'block_number', order: 'desc' }, { column: 'transaction_index', order: 'desc' }])
-    .offset(DEEP_ROWS - 1).first('block_number', 'transaction_index')
-  const middle = Math.floor(DEFAULT_SHAPE.blocks / 2)
+    .offset(deepRows - 1).first('block_number', 'transaction_index')
+  const middle = Math.floor(shape.blocks / 2)
   return [
     { name: 'transactions, first page', path: '/api/v2/transactions' },
-    { name: `transactions, ${DEEP_ROWS.toLocaleString('en')} deep`, path: `/api/v2/transactions?block_number=${deep.block_number}&index=${deep.transaction_index}&items_count=50` },
+    { name: `transactions, ${deepRows.toLocaleString('en')} deep`, path: `/api/v2/transactions?block_number=${deep.block_number}&index=${deep.transaction_index}&items_count=50` },
     { name: 'busy address transactions', path: `/api/v2/addresses/${BUSY_ADDRESS}/transactions` },
     { name: 'block by number', path: `/api/v2/blocks/${middle}` },
     // Index 5 of every block is a token transfer: the detail reads its transfers too.
@@ -102,19 +121,43 @@ async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Poo
   }
 }
 
+/**
+ * The access layer's cost on the cheapest endpoint (a block by number, where
+ * it weighs most): req/s through servers without and with it, round by round.
+ */
+async function benchmarkAccess (bench: Awaited<ReturnType<typeof openBenchDatabase>>, load: LoadGenerator, endpoint: Endpoint, durationS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
+  const access = await startRestAccessServers(bench.database)
+  try {
+    const rounds = await measureAccessRounds(endpoint.name, access.instances, async (instance) => {
+      const job = { url: instance.url + endpoint.path, headers: instance.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
+      await load.run({ ...job, durationS: WARMUP_S })
+      const m = await load.run({ ...job, durationS })
+      if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
+      return m.reqPerS
+    })
+    return { figures: accessFigures(endpoint.path, rounds), skipped: access.skipped }
+  } finally {
+    await access.close()
+  }
+}
+
 async function main (): Promise<number> {
   // Warnings only: the report goes to stdout, progress to stderr.
   const log = createLogger({ level: 'warn' })
   let durationS: number
   let floorPool: number
+  let parts: Set<Part>
+  let shape: ChainShape
   let bench: Awaited<ReturnType<typeof openBenchDatabase>>
   let server: RestServer
   try {
     durationS = readInt('BENCH_DURATION_S', 10)
     floorPool = readInt('BENCH_FLOOR_POOL', POOL_MAX)
+    parts = readParts()
+    shape = { ...DEFAULT_SHAPE, blocks: readInt('BENCH_BLOCKS', DEFAULT_SHAPE.blocks) }
     const { cacheDir } = loadConfig({ ...process.env, GETH_RPC_URL: '', DATA_DIR: '.' }).geth
-    console.error(`opening the benchmark database (${DEFAULT_SHAPE.blocks} blocks x ${DEFAULT_SHAPE.transactionsPerBlock} transactions; filled once, then reused)`)
-    bench = await openBenchDatabase(DEFAULT_SHAPE, cacheDir, log)
+    console.error(`opening the benchmark database (${shape.blocks} blocks x ${shape.transactionsPerBlock} transactions; filled once, then reused)`)
+    bench = await openBenchDatabase(shape, cacheDir, log)
     server = await startRestServer(bench.database)
   } catch (err) {
     console.error(`setup failed: ${(err as Error).stack ?? String(err)}`)
@@ -125,25 +168,34 @@ async function main (): Promise<number> {
   const pool = preparedStatementPool(bench.url, floorPool)
   try {
     const loadBefore = loadavg()[0]!
-    const { figures, loadAverages } = await measureAll(server, load, pool, await endpoints(server), durationS, bench.postmasterPid)
-    const settings: RestBenchSettings = {
-      durationS,
-      warmupS: WARMUP_S,
-      connections: CONNECTIONS,
-      floorPool,
-      gatewayPool: (server.app.db.knex.client as { pool: { max: number } }).pool.max,
-      cpus: cpus().length,
-      blocks: DEFAULT_SHAPE.blocks,
-      transactions: DEFAULT_SHAPE.blocks * DEFAULT_SHAPE.transactionsPerBlock,
-      addresses: DEFAULT_SHAPE.addresses,
-      filled: bench.filled,
-      fillS: bench.fillS,
-      loadBefore
+    const list = await endpoints(server, shape)
+    let failed = false
+    if (parts.has('endpoints')) {
+      const { figures, loadAverages } = await measureAll(server, load, pool, list, durationS, bench.postmasterPid)
+      const settings: RestBenchSettings = {
+        durationS,
+        warmupS: WARMUP_S,
+        connections: CONNECTIONS,
+        floorPool,
+        gatewayPool: (server.app.db.knex.client as { pool: { max: number } }).pool.max,
+        cpus: cpus().length,
+        blocks: shape.blocks,
+        transactions: shape.blocks * shape.transactionsPerBlock,
+        addresses: shape.addresses,
+        filled: bench.filled,
+        fillS: bench.fillS,
+        loadBefore
+      }
+      const deep = deepOverFirst(figures[0]!, figures[1]!)
+      printReport(figures, deep, settings, loadAverages)
+      printJson(figures, deep, settings)
+      failed = figures.some((f) => f.gateway.non200 + f.gateway.errors + f.gateway.sampleFailures + f.floor.errors > 0)
     }
-    const deep = deepOverFirst(figures[0]!, figures[1]!)
-    printReport(figures, deep, settings, loadAverages)
-    printJson(figures, deep, settings)
-    const failed = figures.some((f) => f.gateway.non200 + f.gateway.errors + f.gateway.sampleFailures + f.floor.errors > 0)
+    if (parts.has('access')) {
+      const access = await benchmarkAccess(bench, load, list.find((e) => e.name === 'block by number')!, durationS)
+      printAccessReport(access, loadavg()[0])
+      console.log(JSON.stringify({ durationS, warmupS: WARMUP_S, connections: CONNECTIONS, cpus: cpus().length, blocks: shape.blocks, loadBefore, access: access.figures }))
+    }
     return failed ? EXIT_BAD_RESPONSES : 0
   } catch (err) {
     console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`)

@@ -3,12 +3,12 @@
 // a throwaway chain and database, and the two are compared.
 // Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
 // responses under load were not a 200 with a JSON-RPC result.
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
 import { startCpuMeter } from './cpu.ts'
-import { compare, failures, printJson, printReport, printTable, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
-import { ACCESS_MAX_COST, ACCESS_ROUNDS, METRICS_MAX_COST, accessFigures, startAccessInstances, type AccessFigures, type AccessRound, type AccessVariant } from './access.ts'
+import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
+import { accessFigures, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
 
 const DEFAULT_DURATION_S = 10
 // Lets connections, JIT and Geth's caches settle before anything is counted.
@@ -76,47 +76,20 @@ async function benchmark (gateway: BenchGateway, load: LoadGenerator, durationS:
   return figures
 }
 
-const VARIANT_WORDS: Record<AccessVariant, string> = {
-  off: 'limits off',
-  memory: 'limits on with a premium key, counted in memory',
-  redis: 'limits on with a premium key, counted in Redis',
-  bare: 'limits off and metrics off'
-}
-
 /** eth_blockNumber through instances without and with the access layer and metrics (access.ts), round by round. */
 async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, durationS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
   const access = await startAccessInstances(gateway)
   try {
     const call: Call = { method: 'eth_blockNumber', params: [] }
-    const rounds: AccessRound[] = []
-    for (let round = 1; round <= ACCESS_ROUNDS; round++) {
-      const measured: AccessRound = {}
-      // Each round starts with the next instance, so that none is always measured first on a machine that drifts.
-      const order = access.instances.map((_, i) => access.instances[(i + round - 1) % access.instances.length]!)
-      for (const instance of order) {
-        console.error(`access round ${round}/${ACCESS_ROUNDS}: ${call.method}, ${VARIANT_WORDS[instance.variant]}`)
-        const m = await measure(load, gateway.gethPid, instance.url, call, durationS)
-        if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
-        measured[instance.variant] = m.reqPerS
-      }
-      rounds.push(measured)
-    }
+    const rounds = await measureAccessRounds(call.method, access.instances, async (instance) => {
+      const m = await measure(load, gateway.gethPid, instance.url, call, durationS)
+      if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
+      return m.reqPerS
+    })
     return { figures: accessFigures(call.method, rounds), skipped: access.skipped }
   } finally {
     await access.close()
   }
-}
-
-function printAccessReport ({ figures, skipped }: { figures: AccessFigures, skipped: string[] }): void {
-  console.log(`\nAccess layer (API key + rate limit) on ${figures.method}: req/s per round, limits off against on with a premium key\n`)
-  printTable(['round', 'off', 'memory', 'redis', 'bare'], figures.rounds.map((r, i) => [String(i + 1), ...(['off', 'memory', 'redis', 'bare'] as const).map((v) => r[v]?.toFixed(0) ?? 'n/a')]))
-  for (const line of skipped) console.log(`skipped ${line}`)
-  console.log(`\nTarget: median ratio >= ${(1 - ACCESS_MAX_COST).toFixed(2)} (the access layer costs at most ${ACCESS_MAX_COST * 100} %)\n`)
-  printTable(['counters', 'median ratio'], Object.entries(figures.medianRatio).map(([v, ratio]) => [v, `${ratio >= 1 - ACCESS_MAX_COST ? 'PASS' : 'FAIL'} ${ratio.toFixed(3)}`]))
-  if (figures.metricsRatio !== undefined) {
-    console.log(`\nMetrics recorded ('off') against not ('bare'): median ratio ${figures.metricsRatio >= 1 - METRICS_MAX_COST ? 'PASS' : 'FAIL'} ${figures.metricsRatio.toFixed(3)} (target >= ${(1 - METRICS_MAX_COST).toFixed(2)})`)
-  }
-  console.log('')
 }
 
 async function main (): Promise<number> {
@@ -145,7 +118,7 @@ async function main (): Promise<number> {
     const access = await benchmarkAccess(gateway, load, durationS)
     const settings: BenchSettings = { durationS, warmupS: WARMUP_S, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, cpus: cpus().length }
     printReport(figures, settings)
-    printAccessReport(access)
+    printAccessReport(access, loadavg()[0])
     const bad = failures(figures)
     for (const line of bad) console.log(`WARNING responses failed under load: ${line}`)
     printJson(figures, settings, { access: access.figures })

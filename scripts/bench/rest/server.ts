@@ -2,15 +2,27 @@
 // over the benchmark's database. No node and no indexer: the database was
 // filled without a chain, and an indexer would roll it back to the node's.
 import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import pg from 'pg'
 import { PREPARED_SESSION_SETUP, type Database } from '../../../core/db/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
+import auth from '../../../plugins/auth/index.ts'
+import rateLimit, { type RateLimitOptions } from '../../../plugins/rate-limit/index.ts'
 
 export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
 
-export async function startRestServer (database: Database): Promise<RestServer> {
+/** The benchmark's database under the name auth and rate-limit depend on; left open on close, since every server shares it. */
+const sharedDb = fp(async (app: FastifyInstance, { database }: { database: Database }) => { app.decorate('db', database) }, { name: 'db' })
+
+/** With `access`, the routes sit behind the app's own access layer (plugins/auth, plugins/rate-limit) set so. */
+export async function startRestServer (database: Database, access?: RateLimitOptions): Promise<RestServer> {
   const app = Fastify({ logger: false })
-  app.decorate('db', database)
+  if (access === undefined) app.decorate('db', database)
+  else {
+    await app.register(sharedDb, { database })
+    await app.register(auth, { adminToken: undefined })
+    await app.register(rateLimit, access)
+  }
   await app.register(restV2, { prefix: '/api/v2' })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as { port: number }

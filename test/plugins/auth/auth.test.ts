@@ -95,6 +95,19 @@ t.test('hostile keys of every length and alphabet: 401, never 5xx, never served'
   }
 })
 
+t.test('hostile keys in the other two places, Authorization: Bearer and /rpc/<key>: 401, never 5xx, never served', async (t) => {
+  const candidates = ['x', 'tg_', 'tg_' + '-'.repeat(43), liveKey.slice(0, -1) + '*', liveKey + liveKey, '€ü漢'.repeat(20), '%00%ff', 'a'.repeat(8000)]
+  for (const candidate of candidates) {
+    const path = await app.inject({ method: 'POST', url: `/rpc/${encodeURIComponent(candidate)}`, payload: rpcBody })
+    // A segment past the router's parameter limit (100 characters) is refused before any key is read (414): no free pass either.
+    t.ok(path.statusCode === 401 || ([404, 414].includes(path.statusCode) && candidate.length > 100), `path ${JSON.stringify(candidate.slice(0, 20))} (${candidate.length}): ${path.statusCode}`)
+    if (/^[\x21-\x7e]*$/.test(candidate)) {
+      const bearer = await sendKey('graphql', { authorization: `Bearer ${candidate}` })
+      t.equal(bearer.statusCode, 401, `bearer ${JSON.stringify(candidate.slice(0, 20))} (${candidate.length})`)
+    }
+  }
+})
+
 t.test('a 1 MB header is refused with 431 on a real socket', async (t) => {
   const response = await fetch(url + REST_PATH, { headers: { 'x-api-key': 'tg_' + 'a'.repeat(1 << 20) } }).catch((err: Error) => err)
   if (response instanceof Error) t.pass(`the connection was refused: ${response.message}`)

@@ -1,0 +1,75 @@
+// The Redis-backed counters of two instances (two stores on one redis-server
+// of the test's own): budget is reserved in slices of 1 % of the limit and
+// spent locally (leases.ts). Together they never admit more than the limit,
+// lose at most two slices each to reservations left unspent, and most
+// requests cost no round trip.
+import t from 'tap'
+import pino from 'pino'
+import { Redis } from 'ioredis'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createCounterStore, type CounterStore } from '../../../core/rate-limit/counters.ts'
+import { LEASE_SHARE, MAX_LEASE, leaseSize } from '../../../core/rate-limit/leases.ts'
+import { startTestRedis } from '../../support/redis.ts'
+
+const WINDOW_MS = 60_000
+const redis = await startTestRedis(t)
+const log = pino({ level: 'silent' })
+const a = createCounterStore({ redisUrl: redis.url, log })
+const b = createCounterStore({ redisUrl: redis.url, log })
+t.teardown(async () => { await a.close(); await b.close() })
+const client = new Redis(redis.url)
+t.teardown(() => client.disconnect())
+const deadline = Date.now() + 5000
+while ((a.backend() !== 'redis' || b.backend() !== 'redis') && Date.now() < deadline) await sleep(20)
+
+/** Scripts Redis has run (one per reservation). */
+async function scriptCalls (): Promise<number> {
+  const stats = await client.info('commandstats')
+  return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0)
+}
+
+/** Requests of one each, from a and b in turn, until both refuse: how many were admitted. */
+async function spendAlternately (key: string, limit: number, attempts: number): Promise<number> {
+  let admitted = 0
+  for (let i = 0; i < attempts; i++) {
+    const store: CounterStore = i % 2 === 0 ? a : b
+    const { count } = await store.incr(key, 1, WINDOW_MS, limit)
+    if (count <= limit) admitted++
+  }
+  return admitted
+}
+
+t.test('slices are 1 % of the limit, at least the cost, at most MAX_LEASE', async (t) => {
+  t.equal(leaseSize(100, 1), 1, 'the public tier: request by request')
+  t.equal(leaseSize(1000, 1), 1000 * LEASE_SHARE)
+  t.equal(leaseSize(1000, 20), 20, 'a batch reserves its own cost')
+  t.equal(leaseSize(2_000_000_000, 1), MAX_LEASE)
+})
+
+t.test('two instances on one Redis never admit more than the limit together, and lose at most two slices each', async (t) => {
+  const limit = 1000
+  const before = await scriptCalls()
+  const admitted = await spendAlternately(`test:${Date.now()}:lease`, limit, 2 * limit + 200)
+  const calls = await scriptCalls() - before
+  const slice = leaseSize(limit, 1)
+  t.ok(admitted <= limit, `${admitted} admitted of a limit of ${limit}`)
+  t.ok(admitted >= limit - 2 * 2 * slice, `${admitted} admitted: at most 2 slices of ${slice} per instance unspent`)
+  t.ok(calls <= (limit / slice) + 20, `${calls} reservations in Redis for ${2 * limit + 200} requests: one a slice, none once the budget is gone`)
+})
+
+t.test('a limit under 100 is counted in Redis request by request: exactly', async (t) => {
+  const limit = 7
+  t.equal(await spendAlternately(`test:${Date.now()}:exact`, limit, 20), limit)
+  const { count } = await b.incr(`test:${Date.now()}:exact-b`, 3, WINDOW_MS, limit)
+  t.equal(count, 3, 'a batch of 3 is 3')
+})
+
+t.test('the count each instance reports is the shared one: what the others reserved counts as spent', async (t) => {
+  const key = `test:${Date.now()}:shared`
+  const limit = 1000
+  const first = await a.incr(key, 1, WINDOW_MS, limit)
+  t.equal(first.count, 1)
+  const onB = await b.incr(key, 1, WINDOW_MS, limit)
+  t.equal(onB.count, leaseSize(limit, 1) + 1, 'a\'s slice is spent as far as b can tell')
+  t.ok(onB.ttlMs > 0 && onB.ttlMs <= WINDOW_MS)
+})
