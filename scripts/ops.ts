@@ -2,24 +2,14 @@
 // stdout, logs (pino) to stderr. Exit code 0 done, 1 mismatches or failure,
 // 2 a bad command line; always set with process.exit, because a child's exit
 // hooks (embedded PostgreSQL's once forced 0) must never decide it.
-import pino from 'pino'
-import { loadConfig, type Config } from '../core/config.ts'
 import { COMMAND_USAGE, parseOpsArgs, USAGE, type OpsCommand } from './ops/args.ts'
-import { openOpsContext, openOpsDatabase, type OpsContext } from './ops/context.ts'
+import type { Config } from '../core/config.ts'
+import type { OpsContext } from './ops/context.ts'
 import type { OpsCommandContext } from './ops/command.ts'
-import { runVerifyIndex } from './ops/verify-index.ts'
-import { runReindex } from './ops/reindex.ts'
-import { runGraphqlSwitch } from './ops/graphql.ts'
-import { runStatus } from './ops/status.ts'
-import { runFaucet } from './ops/faucet.ts'
-import { runInstallService } from './ops/install-service.ts'
-import { runBackup } from './ops/backup.ts'
-import { runRestore } from './ops/restore.ts'
-import { runKeys } from './ops/keys.ts'
-import { runExplorerEnv } from './ops/explorer-env.ts'
-import { runStatsRebuild } from './ops/stats.ts'
-import { runTag } from './ops/tag.ts'
 
+// Each command's module (and the config, pino, Geth and database code) is
+// imported when it runs, not at start: loading every command took about two
+// seconds of CPU per run, for `help` and a bad command line too.
 const EXIT_FAILED = 1
 const EXIT_USAGE = 2
 /** As shells report a process stopped by SIGINT. */
@@ -39,6 +29,7 @@ if (command.name === 'help') {
 
 const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 let config: Config
+const { loadConfig } = await import('../core/config.ts')
 try {
   config = loadConfig()
 } catch (err) {
@@ -48,16 +39,20 @@ try {
 // These start neither Geth nor PostgreSQL: a switch edits DATA_DIR/config.json,
 // status asks the running gateway, install-service writes files.
 try {
-  if (command.name === 'graphql') process.exit(await runGraphqlSwitch(config, command.enabled, out))
-  if (command.name === 'explorer-env') process.exit(runExplorerEnv(config, command, out))
-  if (command.name === 'status') process.exit(await runStatus(config, command.json, out))
-  if (command.name === 'install-service') process.exit(await runInstallService(command, out))
+  if (command.name === 'graphql') process.exit(await (await import('./ops/graphql.ts')).runGraphqlSwitch(config, command.enabled, out))
+  if (command.name === 'explorer-env') process.exit((await import('./ops/explorer-env.ts')).runExplorerEnv(config, command, out))
+  if (command.name === 'status') process.exit(await (await import('./ops/status.ts')).runStatus(config, command.json, out))
+  if (command.name === 'install-service') process.exit(await (await import('./ops/install-service.ts')).runInstallService(command, out))
   // Restore starts embedded PostgreSQL itself and Geth not at all (geth init and import run on their own).
-  if (command.name === 'restore') process.exit(await runRestore(config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out, command.dir))
+  if (command.name === 'restore') {
+    const [{ default: pino }, { runRestore }] = await Promise.all([import('pino'), import('./ops/restore.ts')])
+    process.exit(await runRestore(config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out, command.dir))
+  }
 } catch (err) {
   process.stderr.write(`${command.name} failed: ${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)
 }
+const { default: pino } = await import('pino')
 // Synchronous: process.exit below must not drop the last lines.
 const log = pino({ level: config.logLevel, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }))
 
@@ -76,25 +71,28 @@ let exitCode = EXIT_FAILED
 let ops: OpsContext | undefined
 let database: { close (): Promise<void> } | undefined
 try {
+  const { openOpsContext, openOpsDatabase } = await import('./ops/context.ts')
   if (command.name === 'keys') {
     // Keys live in the database alone: no node is started for them.
+    const { runKeys } = await import('./ops/keys.ts')
     const opened = database = await openOpsDatabase(config, log)
     exitCode = await runKeys(opened.db, command, out)
   } else if (command.name === 'tag') {
+    const { runTag } = await import('./ops/tag.ts')
     const opened = database = await openOpsDatabase(config, log)
     exitCode = await runTag(opened.db, command, out)
   } else {
     ops = await openOpsContext(config, log)
     const context: OpsCommandContext = { ops, log, out, signal: controller.signal }
     exitCode = command.name === 'verify-index'
-      ? await runVerifyIndex(context, command)
+      ? await (await import('./ops/verify-index.ts')).runVerifyIndex(context, command)
       : command.name === 'faucet'
-        ? await runFaucet(context, config, command)
+        ? await (await import('./ops/faucet.ts')).runFaucet(context, config, command)
         : command.name === 'backup'
-          ? await runBackup(context, config, command.dir)
+          ? await (await import('./ops/backup.ts')).runBackup(context, config, command.dir)
           : command.name === 'stats-rebuild'
-            ? await runStatsRebuild(context)
-            : await runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
+            ? await (await import('./ops/stats.ts')).runStatsRebuild(context)
+            : await (await import('./ops/reindex.ts')).runReindex(context, command as Extract<OpsCommand, { name: 'reindex' }>)
   }
 } catch (err) {
   if (controller.signal.aborted) {
