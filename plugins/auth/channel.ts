@@ -13,6 +13,12 @@ export type AccessChannel = 'json-rpc' | 'graphql' | 'rest' | 'admin' | 'free'
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: AccessChannel
+    /**
+     * The route reads its parameters from a form or JSON body as well as the
+     * query (the Etherscan-style POST /api, where hardhat-verify and forge put
+     * `apikey`): its key is checked, and its request charged, once the body is read.
+     */
+    keyInBody?: boolean
   }
 }
 

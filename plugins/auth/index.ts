@@ -42,7 +42,7 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
     route.config = { ...route.config, access: route.config?.access ?? routeChannel(route) }
   })
   // Callback-style, not async: a cached key (nearly every request) is settled without a promise.
-  app.addHook('onRequest', (request, reply, done) => {
+  const check = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const channel = request.routeOptions.config.access ?? 'rest'
     if (channel === 'free') return done()
     const key = sentKey(request, channel)
@@ -51,6 +51,15 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
     const found = lookup.find(key)
     if (!(found instanceof Promise)) return settle(request, reply, channel, found, done)
     found.then((f) => settle(request, reply, channel, f, done), done)
+  }
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.keyInBody === true) return done()
+    check(request, reply, done)
+  })
+  // Before validation: a body the route's schema refuses still had its key checked (and is charged to it).
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config.keyInBody !== true) return done()
+    check(request, reply, done)
   })
 
   if (options.adminToken !== undefined) await app.register(adminRoutes, { adminToken: options.adminToken })

@@ -1,6 +1,7 @@
 // Where a client may put its API key: header x-api-key (any API), query
 // apikey (what Blockscout and Etherscan clients send), Authorization: Bearer,
-// and on JSON-RPC the last path segment (POST /rpc/<key>, a wallet's RPC URL).
+// on JSON-RPC the last path segment (POST /rpc/<key>, a wallet's RPC URL), and
+// on a route whose body carries parameters (route config keyInBody) its field apikey.
 import type { FastifyRequest } from 'fastify'
 import type { AccessChannel } from './channel.ts'
 
@@ -19,7 +20,8 @@ export function sentKey (request: FastifyRequest, channel: AccessChannel): strin
     headers['x-api-key'],
     // The admin API's own token travels in Authorization: it is no API key.
     channel !== 'admin' && typeof authorization === 'string' && BEARER.test(authorization) ? authorization.slice(7).trim() : undefined,
-    query?.apikey
+    query?.apikey,
+    request.routeOptions.config.keyInBody === true ? bodyField(request.body, 'apikey') : undefined
   ]
   let key: string | undefined
   for (const candidate of candidates) {
@@ -28,4 +30,8 @@ export function sentKey (request: FastifyRequest, channel: AccessChannel): strin
     key = candidate
   }
   return key
+}
+
+function bodyField (body: unknown, name: string): unknown {
+  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
 }

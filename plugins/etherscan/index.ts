@@ -118,6 +118,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     }, async (request, reply) => await dispatch(request.query, reply))
     // Etherscan's clients POST verifysourcecode (its source is too long for a URL), module and action in the query or the body.
     scope.post<{ Querystring: Query, Body: unknown }>(ETHERSCAN_PATH, {
+      config: { keyInBody: true },
       schema: {
         tags: ['etherscan'],
         summary: 'The same API by POST (form or JSON body; the body\'s parameters win over the query\'s): what verifysourcecode is sent by',

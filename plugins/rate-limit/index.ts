@@ -96,8 +96,13 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   app.addHook('onRequest', (request, reply, done) => {
     const channel = request.routeOptions.config.access ?? 'rest'
     // JSON-RPC is charged once its body is read, by its number of requests.
-    if (channel === 'free' || channel === 'json-rpc') return done()
+    if (channel === 'free' || channel === 'json-rpc' || request.routeOptions.config.keyInBody === true) return done()
     charged(request, reply, channel, 1, done)
+  })
+  // A route whose key may be in its body is charged once auth has read it there (auth's preValidation runs first).
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config.keyInBody !== true) return done()
+    charged(request, reply, request.routeOptions.config.access ?? 'rest', 1, done)
   })
   app.addHook('preHandler', (request, reply, done) => {
     if (request.routeOptions.config.access !== 'json-rpc') return done()

@@ -78,6 +78,22 @@ t.test('a key in both header and query: the same one is served, two different on
   checkRefused(t, 'json-rpc', await app.inject({ method: 'POST', url: `/rpc/${liveKey}`, headers: { 'x-api-key': generateApiKey() }, payload: rpcBody }), 'a path key with another header key')
 })
 
+t.test('Etherscan-style POST /api: a key in the form or JSON body is checked like one in the query', async (t) => {
+  const post = async (payload: string | Record<string, string>, query = '') => await app.inject({
+    method: 'POST',
+    url: '/api' + query,
+    ...(typeof payload === 'string' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload } : { payload })
+  })
+  const live = await post(`module=stats&action=ethsupply&apikey=${liveKey}`)
+  t.equal(live.statusCode, 200, 'a live key in a form body is served')
+  t.equal(live.json().status, '1')
+  t.equal((await post({ module: 'stats', action: 'ethsupply', apikey: liveKey })).statusCode, 200, 'a live key in a JSON body is served')
+  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`), 'an unknown key in a form body')
+  checkRefused(t, 'rest', await post({ module: 'stats', action: 'ethsupply', apikey: 'tg_short' }), 'a malformed key in a JSON body')
+  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`, `?apikey=${liveKey}`), 'a body key other than the query\'s')
+  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${liveKey}&apikey=${generateApiKey()}`), 'two keys in one form body')
+})
+
 t.test('hostile keys of every length and alphabet: 401, never 5xx, never served', async (t) => {
   const alphabets = ['a', 'Z9', '-_', '€ü漢', '\u0000\u0001\u007f', '"\'<>{}', '%00%ff', ' \t', 'tg_', '🔑']
   const candidates: string[] = ['', 'tg_', liveKey + 'x', liveKey.slice(0, -1), liveKey.toUpperCase(), ' ' + liveKey]

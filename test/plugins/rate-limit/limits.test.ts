@@ -138,6 +138,22 @@ t.test('a premium key sent each of the four ways gets the premium limit, apart f
   }
 })
 
+t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its own budget, not the address\'s', async (t) => {
+  const { key } = await createApiKey(app.db.knex, { label: 'etherscan body', tier: 'premium' })
+  const address = newAddress()
+  const form = async () => await app.inject({ method: 'POST', url: '/api', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `module=stats&action=ethsupply&apikey=${key}` })
+  const json = async () => await app.inject({ method: 'POST', url: '/api?module=stats&action=ethsupply', remoteAddress: address, payload: { apikey: key } })
+  for (let i = 1; i <= PREMIUM; i++) {
+    const response = await (i % 2 === 0 ? json() : form())
+    t.not(response.statusCode, 429, `request ${i} is within the key's budget`)
+    if (i === 1) t.match(response.headers['ratelimit-policy'], `"premium";q=${PREMIUM};w=60`, 'charged to the premium key')
+  }
+  const refused = await form()
+  t.equal(refused.statusCode, 429, `request ${PREMIUM + 1} refused`)
+  t.same(refused.json(), { message: 'Too many requests' })
+  t.equal((await rest(address)).headers['x-ratelimit-remaining'], String(PUBLIC - 1), 'the address\'s public budget was untouched')
+})
+
 t.test('public and premium budgets are separate for one address', async (t) => {
   const address = newAddress()
   const { key } = await createApiKey(app.db.knex, { label: 'separate', tier: 'premium' })
