@@ -7,6 +7,8 @@ export type LoadJob = {
   url: string
   /** POST with this JSON body; without one, a GET whose sampled bodies must be JSON. */
   body?: string
+  /** Request headers (a GET's Accept-Encoding, say). */
+  headers?: Record<string, string>
   /** What a sampled POST answer must hold: a JSON-RPC `result` (the default) or GraphQL `data` without `errors`. */
   expect?: 'json-rpc' | 'graphql'
   connections: number
