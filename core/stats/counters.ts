@@ -12,8 +12,13 @@ const COUNTERS_SQL = `
     select coalesce(sum(blocks), 0) as blocks, coalesce(sum(transactions), 0) as transactions,
       coalesce(sum(successful_transactions), 0) as successful, coalesce(sum(new_accounts), 0) as accounts,
       coalesce(sum(native_coin_transfers), 0) as native_transfers, coalesce(sum(new_tokens), 0) as tokens,
-      coalesce(sum(new_contracts), 0) as contracts, coalesce(sum(new_addresses), 0) as addresses
+      coalesce(sum(new_contracts), 0) as contracts, coalesce(sum(new_addresses), 0) as addresses, coalesce(sum(native_coin_holders), 0) as holders
     from stats_daily
+  ), verified as (
+    -- Verifications, not chain rows: few, counted when read.
+    select count(*) as total, count(*) filter (where verified_at >= now() - interval '24 hours') as last_24h,
+      count(*) filter (where (verified_at at time zone 'UTC')::date = (now() at time zone 'UTC')::date) as today
+    from verified_contracts
   ), newest as (
     select timestamp from blocks order by number desc limit ${PACE_BLOCKS}
   ), window_blocks as (
@@ -28,15 +33,16 @@ const COUNTERS_SQL = `
   )
   select totals.blocks::text as total_blocks, totals.transactions::text as total_transactions, totals.successful::text as completed_transactions,
     totals.accounts::text as total_accounts, totals.native_transfers::text as native_transfers, totals.tokens::text as total_tokens,
-    totals.contracts::text as total_contracts, totals.addresses::text as total_addresses,
+    totals.contracts::text as total_contracts, totals.addresses::text as total_addresses, totals.holders::text as native_coin_holders,
+    verified.total::text as total_verified, verified.last_24h::text as verified_24h, verified.today::text as today_verified,
     (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) / (count(*) - 1) end from newest)::float8 as average_block_time_s,
     (select coalesce(new_contracts, 0) from stats_daily where day = (now() at time zone 'UTC')::date)::text as today_contracts,
     (select coalesce(transactions, 0) from stats_daily where day = (now() at time zone 'UTC')::date - 1)::text as yesterday_transactions,
     w.count::text as transactions_24h, w.fees::text as fees_24h, (w.contracts + i.contracts)::text as contracts_24h
-  from totals, window_transactions w, window_internal i`
+  from totals, verified, window_transactions w, window_internal i`
 
 type CountersRow = Record<'total_blocks' | 'total_transactions' | 'completed_transactions' | 'total_accounts' | 'native_transfers' | 'total_tokens' |
-'total_contracts' | 'total_addresses' | 'today_contracts' | 'yesterday_transactions' | 'transactions_24h' | 'fees_24h' | 'contracts_24h', string | null> & { average_block_time_s: number }
+'total_contracts' | 'total_addresses' | 'native_coin_holders' | 'total_verified' | 'verified_24h' | 'today_verified' | 'today_contracts' | 'yesterday_transactions' | 'transactions_24h' | 'fees_24h' | 'contracts_24h', string | null> & { average_block_time_s: number }
 
 /** Wei as the coin, without trailing zeros ("0.000021"; "0" for none). */
 export const formatCoin = (wei: bigint): string => formatUnits(wei, 18).replace(/\.0$/, '')
@@ -53,17 +59,18 @@ export async function readCounters (db: Knex, coin: string): Promise<Counter[]> 
     c('averageBlockTime', String(row.average_block_time_s), 'Average block time', 'Average time taken in seconds for a block to be included in the blockchain', 's'),
     c('completedTxns', v('completed_transactions'), 'Completed txns', 'Number of transactions with success status'),
     c('lastNewContracts', v('today_contracts'), 'Number of deployed contracts today', 'Number of deployed contracts today (UTC)'),
-    c('lastNewVerifiedContracts', '0', 'Number of verified contracts today', 'Number of contracts verified today (UTC)'),
+    c('lastNewVerifiedContracts', v('today_verified'), 'Number of verified contracts today', 'Number of contracts verified today (UTC)'),
     c('totalAccounts', v('total_accounts'), 'Total accounts', 'Number of externally owned accounts that sent at least one transaction'),
     c('totalAddresses', v('total_addresses'), 'Total addresses', 'Number of addresses that participated in the blockchain'),
     c('totalBlocks', v('total_blocks'), 'Total blocks', 'Number of blocks over all time'),
     c('totalContracts', v('total_contracts'), 'Total contracts', 'Number of contracts'),
+    c('totalNativeCoinHolders', v('native_coin_holders'), `Total ${coin} holders`, `Number of addresses holding ${coin}`),
     c('totalNativeCoinTransfers', v('native_transfers'), `Total ${coin} transfers`, `Number of transactions with the transfer of the ${coin}`),
     c('totalTokens', v('total_tokens'), 'Total tokens', 'Number of all token contracts'),
     c('totalTxns', v('total_transactions'), 'Total txns', 'All transactions including pending, dropped, replaced, failed transactions'),
-    c('totalVerifiedContracts', '0', 'Total verified contracts', 'Number of verified contracts'),
+    c('totalVerifiedContracts', v('total_verified'), 'Total verified contracts', 'Number of verified contracts'),
     c('newContracts24h', v('contracts_24h'), 'Contracts indexed within last 24h', 'Number of contracts deployed within the last 24 hours'),
-    c('newVerifiedContracts24h', '0', 'Verified contracts indexed within last 24h', 'Number of contracts verified within the last 24 hours'),
+    c('newVerifiedContracts24h', v('verified_24h'), 'Verified contracts indexed within last 24h', 'Number of contracts verified within the last 24 hours'),
     c('newTxns24h', count24h.toString(), 'Transactions', 'Number of new transactions within last 24 hours'),
     // The index holds sealed transactions only: none is pending in it.
     c('pendingTxns30m', '0', 'Pending transactions (30m)', 'Number of pending transactions within the last 30 minutes'),

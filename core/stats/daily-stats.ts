@@ -3,110 +3,183 @@
 // adds its blocks' share after its rows are written, and a reorg takes the
 // removed blocks' share out before they are deleted. Nothing is recounted
 // but the account figures of the days touched, from the senders table.
+//
+// A batch's share is one statement (the sums, the senders and the account
+// figures), prepared once per connection (runAdd).
 import type { Knex } from 'knex'
 
 /** The additive columns of stats_daily, each the sum of one expression per row of a part below. */
 export const DAILY_SUMS = [
   'blocks', 'block_size', 'gas_used', 'gas_limit', 'burnt_fees', 'transactions', 'successful_transactions',
-  'fees', 'gas_price_sum', 'native_coin_transfers', 'new_contracts', 'new_addresses', 'new_tokens'
+  'fees', 'gas_price_sum', 'native_coin_transfers', 'new_contracts', 'new_addresses', 'new_tokens',
+  'native_coin_holders', 'native_coin_supply'
 ] as const
 type DailySum = typeof DAILY_SUMS[number]
+/** Columns a batch adds to; a reorg and a rebuild count them again from the senders (recountAccounts). */
+const ACCOUNT_SUMS = ['active_accounts', 'new_accounts'] as const
+type AccountSum = typeof ACCOUNT_SUMS[number]
+export const DAILY_COLUMNS = [...DAILY_SUMS, ...ACCOUNT_SUMS] as const
 
-const DAY = (timestamp: string) => `(${timestamp} at time zone 'UTC')::date`
+/** The upper bound of a range "from this block up". */
+const NO_END = '9223372036854775807'
+/** Burnt coins are not supplied: the service leaves the zero address out of the supply. */
+const ZERO_ADDRESS = `'\\x${'00'.repeat(20)}'::bytea`
 
 /**
- * What each table brings to a day, for the rows whose block matches `range`
- * (a condition on a column named block_number; one binding each part).
+ * Common table expressions over the blocks $1..$2: their days, and each
+ * address's balance at the end of each of those days with the balance it had
+ * before $1 (none: the address is new).
  */
-function parts (range: (column: string) => string): Array<{ sql: string, sums: Partial<Record<DailySum, string>> }> {
-  return [
-    {
-      sql: `from blocks b where ${range('b.number')}`,
-      sums: { blocks: '1', block_size: 'b.size', gas_used: 'b.gas_used', gas_limit: 'b.gas_limit', burnt_fees: 'coalesce(b.base_fee_per_gas, 0) * b.gas_used' }
-    },
-    {
-      sql: `from transactions t join blocks b on b.number = t.block_number where ${range('t.block_number')}`,
-      sums: {
-        transactions: '1',
-        successful_transactions: '(t.status = 1)::int',
-        fees: 't.gas_used * t.effective_gas_price',
-        gas_price_sum: 't.effective_gas_price',
-        native_coin_transfers: '(t.value > 0)::int',
-        new_contracts: '(t.created_contract is not null and t.status = 1)::int'
-      }
-    },
-    {
-      // Contracts created by contracts: the top frame's creation is the transaction's own, counted above.
-      sql: `from internal_transactions i join blocks b on b.number = i.block_number
-        where ${range('i.block_number')} and i.created_contract is not null and cardinality(i.trace_address) > 0`,
-      sums: { new_contracts: '1' }
-    },
-    {
-      // An address is new in the block of its first coin balance row: every address the index knows has one.
-      // Each address's first row in the range first, then one probe for an earlier row: compared row by row,
-      // an address in a tenth of a million-transaction chain's blocks made the rebuild quadratic (bench:stats).
-      sql: `from (select address, min(block_number) as block_number from coin_balances where ${range('block_number')} group by address) c
-        join blocks b on b.number = c.block_number
-        where not exists (select 1 from coin_balances earlier where earlier.address = c.address and earlier.block_number < c.block_number)`,
-      sums: { new_addresses: '1' }
-    },
-    {
-      sql: `from tokens k join blocks b on b.number = k.first_block where ${range('k.first_block')}`,
-      sums: { new_tokens: '1' }
+const RANGE_CTES = `
+  days as materialized (
+    select number, (timestamp at time zone 'UTC')::date as day, size, gas_used, gas_limit, base_fee_per_gas from blocks where number between $1 and $2
+  ), day_ends as (
+    select distinct on (c.address, d.day) c.address, d.day, c.value
+    from coin_balances c join days d on d.number = c.block_number
+    where c.block_number between $1 and $2
+    order by c.address, d.day, c.block_number desc
+  ), balance_changes as (
+    select e.day, e.address, e.value, coalesce(lag(e.value) over w, b.value, 0) as before, lag(e.value) over w is null and b.value is null as is_new
+    from day_ends e
+    left join lateral (select p.value from coin_balances p where p.address = e.address and p.block_number < $1 order by p.block_number desc limit 1) b on true
+    window w as (partition by e.address order by e.day)
+  )`
+
+/**
+ * What each table brings to a day, for the blocks $1..$2: aggregates per day
+ * of each part's own columns (summed over the parts after), so that no row
+ * carries the other parts' zeros through the sums.
+ */
+const PARTS: Array<{ sql: string, sums: Partial<Record<DailySum | AccountSum, string>> }> = [
+  {
+    sql: 'from days b',
+    sums: { blocks: 'count(*)', block_size: 'sum(b.size)', gas_used: 'sum(b.gas_used)', gas_limit: 'sum(b.gas_limit)', burnt_fees: 'sum(coalesce(b.base_fee_per_gas, 0) * b.gas_used)' }
+  },
+  {
+    sql: 'from transactions t join days b on b.number = t.block_number where t.block_number between $1 and $2',
+    sums: {
+      transactions: 'count(*)',
+      successful_transactions: 'count(*) filter (where t.status = 1)',
+      fees: 'sum(t.gas_used * t.effective_gas_price)',
+      gas_price_sum: 'sum(t.effective_gas_price)',
+      native_coin_transfers: 'count(*) filter (where t.value > 0)',
+      new_contracts: 'count(*) filter (where t.created_contract is not null and t.status = 1)'
     }
-  ]
-}
+  },
+  {
+    // Contracts created by contracts: the top frame's creation is the transaction's own, counted above.
+    sql: `from internal_transactions i join days b on b.number = i.block_number
+      where i.block_number between $1 and $2 and i.created_contract is not null and cardinality(i.trace_address) > 0`,
+    sums: { new_contracts: 'count(*)' }
+  },
+  {
+    // An address is new on the day of its first coin balance row: every address the index knows has one.
+    sql: 'from balance_changes b',
+    sums: {
+      new_addresses: 'count(*) filter (where b.is_new)',
+      native_coin_holders: 'count(*) filter (where b.value > 0 and b.before = 0) - count(*) filter (where b.value = 0 and b.before > 0)',
+      native_coin_supply: `coalesce(sum(b.value - b.before) filter (where b.address <> ${ZERO_ADDRESS}), 0)`
+    }
+  },
+  {
+    sql: 'from tokens k join days b on b.number = k.first_block where k.first_block between $1 and $2',
+    sums: { new_tokens: 'count(*)' }
+  }
+]
 
-/** Adds (sign 1) or takes out (-1) the share of the blocks in `range`, per day. */
-async function shiftDailySums (trx: Knex.Transaction, range: (column: string) => string, bindings: number[], sign: 1 | -1): Promise<void> {
-  const all = parts(range)
-  const union = all.map(({ sql, sums }) =>
-    `select ${DAY('b.timestamp')} as day, ${DAILY_SUMS.map((c) => `(${sums[c] ?? '0'})::numeric as ${c}`).join(', ')} ${sql}`).join('\n union all ')
-  await trx.raw(`
-    insert into stats_daily (day, ${DAILY_SUMS.join(', ')})
-    select day, ${DAILY_SUMS.map((c) => `${sign} * sum(${c})`).join(', ')} from (${union}) p group by day
-    on conflict (day) do update set ${DAILY_SUMS.map((c) => `${c} = stats_daily.${c} + excluded.${c}`).join(', ')}`,
-  all.flatMap(() => bindings))
-}
-
-/** The (day, sender, transactions) of the blocks in `range`. */
-const senderPairs = (range: (column: string) => string): string => `
-  select ${DAY('b.timestamp')} as day, t."from" as address, count(*) as transactions
-  from transactions t join blocks b on b.number = t.block_number where ${range('t.block_number')} group by 1, 2`
-
-async function shiftSenders (trx: Knex.Transaction, range: (column: string) => string, bindings: number[], sign: 1 | -1): Promise<void> {
-  await trx.raw(`
-    insert into stats_day_senders (day, address, transactions) select day, address, ${sign} * transactions from (${senderPairs(range)}) p
-    on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions`, bindings)
-  if (sign < 0) {
-    await trx.raw('delete from stats_day_senders where transactions <= 0')
-    await trx.raw('delete from stats_daily where blocks <= 0')
+/**
+ * A batch's senders: a (day, sender) pair not yet kept is one more active
+ * account that day, and a new account when the sender has no earlier day,
+ * kept or in the batch. The insert tells which pairs it added (a row it
+ * inserted has no xmax; one it updated has its own), and the rest of the
+ * statement reads the senders as they were before it (one snapshot).
+ */
+const SENDER_CTES = `
+  sender_pairs as (
+    select b.day, t."from" as address, count(*) as transactions
+    from transactions t join days b on b.number = t.block_number where t.block_number between $1 and $2 group by 1, 2
+  ), stored_senders as (
+    insert into stats_day_senders (day, address, transactions) select day, address, transactions from sender_pairs
+    on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions
+    returning day, address, xmax = 0 as inserted
+  )`
+const SENDERS_PART = {
+  sql: 'from stored_senders b where b.inserted',
+  sums: {
+    active_accounts: 'count(*)',
+    new_accounts: `count(*) filter (where not exists (select 1 from stats_day_senders e where e.address = b.address and e.day < b.day)
+      and not exists (select 1 from sender_pairs e where e.address = b.address and e.day < b.day))`
   }
 }
 
 /**
- * Blocks added at the chain's top: a (day, sender) pair not yet kept is one
- * more active account that day, and a new account when the sender has no
- * earlier day, kept or in the batch. Work in proportion to the batch. One
- * statement: the count reads the pairs as they were before the insert beside
- * it (one snapshot for both), and the batch's pairs are grouped once.
+ * The statement adding (1) or taking out (-1) the share of the blocks $1..$2,
+ * per day; with `senders`, their senders and account figures too.
  */
-async function addSenders (trx: Knex.Transaction, range: (column: string) => string, bindings: number[]): Promise<void> {
+function shiftStatement (sign: 1 | -1, senders: boolean): string {
+  const columns: ReadonlyArray<DailySum | AccountSum> = senders ? DAILY_COLUMNS : DAILY_SUMS
+  const parts = senders ? [...PARTS, SENDERS_PART] : PARTS
+  const union = parts.map(({ sql, sums }) =>
+    `select b.day, ${columns.map((c) => `(${sums[c as keyof typeof sums] ?? '0'})::numeric as ${c}`).join(', ')} ${sql} group by b.day`).join('\n  union all ')
+  return `
+    with ${RANGE_CTES}${senders ? `, ${SENDER_CTES}` : ''}
+    insert into stats_daily (day, ${columns.join(', ')})
+    select day, ${columns.map((c) => `${sign} * sum(${c})`).join(', ')} from (${union}) p group by day
+    on conflict (day) do update set ${columns.map((c) => `${c} = stats_daily.${c} + excluded.${c}`).join(', ')}`
+}
+
+const ADD = shiftStatement(1, true)
+const TAKE_OUT = shiftStatement(-1, false)
+/** The rebuild's: the sums of every block; the senders are filled and counted apart, in bulk. */
+const FILL = shiftStatement(1, false)
+
+type PgClient = { query (text: string, values?: unknown[]): Promise<unknown> }
+
+/** The name the adding statement is prepared under on each connection (PREPARE: SQL's, which EXECUTE can run in a batch of statements). */
+const ADD_STATEMENT = 'stats_daily_add'
+/** Connections the adding statement is prepared on. */
+const prepared = new WeakSet<object>()
+
+/** Runs `work` on the transaction's own connection. */
+async function onConnection<T> (trx: Knex.Transaction, work: (client: PgClient) => Promise<T>): Promise<T> {
+  const client = await trx.client.acquireConnection() as PgClient
+  try {
+    return await work(client)
+  } finally {
+    await trx.client.releaseConnection(client)
+  }
+}
+
+/**
+ * Runs the adding statement, prepared once per connection and run with its
+ * generic plan: a plan for any range of blocks, made once. The planner would
+ * otherwise plan it again for each batch (a custom plan beats the generic
+ * one's estimate of a range), and that planning cost about three times its
+ * execution for a block of 200 transactions. The setting is the
+ * transaction's, for this one statement; the blocks are whole numbers.
+ */
+async function runAdd (trx: Knex.Transaction, from: number, to: number): Promise<void> {
+  await onConnection(trx, async (client) => {
+    if (!prepared.has(client)) {
+      await client.query(`prepare ${ADD_STATEMENT} (bigint, bigint) as ${ADD}`)
+      prepared.add(client)
+    }
+    await client.query(`set local plan_cache_mode = force_generic_plan; execute ${ADD_STATEMENT} (${Math.trunc(from)}, ${Math.trunc(to)});
+      set local plan_cache_mode to default`)
+  })
+}
+
+/** The senders of the blocks from `from` up, added (1) or taken out (-1) of stats_day_senders. */
+async function shiftSenders (trx: Knex.Transaction, from: number, sign: 1 | -1): Promise<void> {
   await trx.raw(`
-    with batch as (${senderPairs(range)}), fresh as (
-      select p.day, p.address from batch p
-      where not exists (select 1 from stats_day_senders s where s.day = p.day and s.address = p.address)
-    ), counted as (
-      update stats_daily d set active_accounts = d.active_accounts + f.active, new_accounts = d.new_accounts + f.new
-      from (
-        select f.day, count(*) as active, count(*) filter (where
-          not exists (select 1 from stats_day_senders e where e.address = f.address and e.day < f.day)
-          and not exists (select 1 from batch e where e.address = f.address and e.day < f.day)) as new
-        from fresh f group by f.day
-      ) f where d.day = f.day
-    )
-    insert into stats_day_senders (day, address, transactions) select day, address, transactions from batch
-    on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions`, bindings)
+    insert into stats_day_senders (day, address, transactions)
+    select (b.timestamp at time zone 'UTC')::date, t."from", ${sign} * count(*)
+    from transactions t join blocks b on b.number = t.block_number where t.block_number >= ? group by 1, 2
+    on conflict (day, address) do update set transactions = stats_day_senders.transactions + excluded.transactions`, [from])
+  if (sign < 0) {
+    await trx.raw('delete from stats_day_senders where transactions <= 0')
+    await trx.raw('delete from stats_daily where blocks <= 0')
+  }
 }
 
 /**
@@ -127,33 +200,30 @@ async function recountAccounts (trx: Knex.Transaction, day: string): Promise<voi
 
 async function readDayOf (trx: Knex.Transaction, number: number): Promise<string | undefined> {
   const { rows } = await trx.raw<{ rows: Array<{ day: string }> }>(
-    `select to_char(${DAY('timestamp')}, 'YYYY-MM-DD') as day from blocks where number >= ? order by number limit 1`, [number])
+    "select to_char((timestamp at time zone 'UTC')::date, 'YYYY-MM-DD') as day from blocks where number >= ? order by number limit 1", [number])
   return rows[0]?.day
 }
 
 /** Blocks from..to are written: adds their share. In the store's transaction. */
 export async function addDailyStats (trx: Knex.Transaction, from: number, to: number): Promise<void> {
-  const range = (c: string): string => `${c} between ? and ?`
-  await shiftDailySums(trx, range, [from, to], 1)
-  await addSenders(trx, range, [from, to])
+  await runAdd(trx, from, to)
 }
 
 /** Blocks from `from` up are about to be deleted: takes their share out. In the deleting transaction. */
 export async function takeOutDailyStats (trx: Knex.Transaction, from: number): Promise<void> {
   const day = await readDayOf(trx, from)
   if (day === undefined) return
-  await shiftDailySums(trx, (c) => `${c} >= ?`, [from], -1)
-  await shiftSenders(trx, (c) => `${c} >= ?`, [from], -1)
+  await onConnection(trx, async (client) => await client.query(TAKE_OUT, [from, NO_END]))
+  await shiftSenders(trx, from, -1)
   // Taken out at the top too, but a day's accounts cannot be told apart by block: its days are counted again.
   await recountAccounts(trx, day)
 }
 
-export type DailyRow = { day: string } & Record<DailySum | 'active_accounts' | 'new_accounts', string>
+export type DailyRow = { day: string } & Record<DailySum | AccountSum, string>
 
 export async function readDailyRows (db: Knex | Knex.Transaction): Promise<DailyRow[]> {
-  const columns = [...DAILY_SUMS, 'active_accounts', 'new_accounts']
   const { rows } = await db.raw<{ rows: DailyRow[] }>(
-    `select to_char(day, 'YYYY-MM-DD') as day, ${columns.map((c) => `${c}::text as ${c}`).join(', ')} from stats_daily order by day`)
+    `select to_char(day, 'YYYY-MM-DD') as day, ${DAILY_COLUMNS.map((c) => `${c}::text as ${c}`).join(', ')} from stats_daily order by day`)
   return rows
 }
 
@@ -161,8 +231,8 @@ export async function readDailyRows (db: Knex | Knex.Transaction): Promise<Daily
 export async function rebuildDailyStats (trx: Knex.Transaction): Promise<void> {
   await trx.raw('delete from stats_daily')
   await trx.raw('delete from stats_day_senders')
-  await shiftDailySums(trx, (c) => `${c} >= ?`, [0], 1)
-  await shiftSenders(trx, (c) => `${c} >= ?`, [0], 1)
+  await onConnection(trx, async (client) => await client.query(FILL, [0, NO_END]))
+  await shiftSenders(trx, 0, 1)
   const day = await readDayOf(trx, 0)
   if (day !== undefined) await recountAccounts(trx, day)
 }
@@ -183,7 +253,7 @@ export async function rebuildAndCompareDailyStats (db: Knex): Promise<{ days: nu
     const differences: DailyDifference[] = []
     for (const day of [...new Set([...before.keys(), ...after.keys()])].sort()) {
       const [old, now] = [before.get(day), after.get(day)]
-      for (const column of [...DAILY_SUMS, 'active_accounts', 'new_accounts'] as const) {
+      for (const column of DAILY_COLUMNS) {
         if (old?.[column] !== now?.[column]) differences.push({ day, column, incremental: old?.[column], rebuilt: now?.[column] })
       }
     }

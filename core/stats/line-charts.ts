@@ -17,7 +17,9 @@ type ChartValue =
   | { kind: 'active' }
 
 export type LineChartInfo = { id: string, title: string, description: string, units: string | null, resolutions: string[] }
-type ChartSpec = Omit<LineChartInfo, 'resolutions'> & { section: string, value: ChartValue }
+/** Where a chart's days come from: the daily sums, or the verified contracts by the day of their verification. */
+type ChartSource = 'daily' | 'verified'
+type ChartSpec = Omit<LineChartInfo, 'resolutions'> & { section: string, value: ChartValue, source: ChartSource }
 export type LineChartSection = { id: string, title: string, charts: LineChartInfo[] }
 export type Point = { date: string, date_to: string, value: string, is_approximate?: true }
 
@@ -25,8 +27,8 @@ const WEI_PER_COIN = '1e18'
 const WEI_PER_GWEI = '1e9'
 
 function chartSpecs (coin: string): ChartSpec[] {
-  const c = (section: string, id: string, title: string, description: string, units: string | null, value: ChartValue): ChartSpec =>
-    ({ section, id, title, description, units, value })
+  const c = (section: string, id: string, title: string, description: string, units: string | null, value: ChartValue, source: ChartSource = 'daily'): ChartSpec =>
+    ({ section, id, title, description, units, value, source })
   return [
     c('accounts', 'activeAccounts', 'Active accounts', 'Active accounts number per period', null, { kind: 'active' }),
     c('accounts', 'accountsGrowth', 'Accounts growth', 'Cumulative accounts number per period', null, { kind: 'growth', expr: 'new_accounts' }),
@@ -40,6 +42,10 @@ function chartSpecs (coin: string): ChartSpec[] {
     c('blocks', 'averageBlockSize', 'Average block size', 'Average size of blocks in bytes', 'Bytes', { kind: 'ratio', num: 'block_size', den: 'blocks' }),
     c('blocks', 'averageBlockRewards', 'Average block rewards', `Average amount of distributed reward in ${coin}s per day`, coin, { kind: 'ratio', num: `(fees - burnt_fees) / ${WEI_PER_COIN}`, den: 'blocks' }),
     c('tokens', 'newNativeCoinTransfers', `New ${coin} transfers`, `New ${coin} transfers number per period`, null, { kind: 'sum', expr: 'native_coin_transfers' }),
+    c('tokens', 'nativeCoinHoldersGrowth', `${coin} holders growth`, `Cumulative ${coin} holders number for the period`, null, { kind: 'growth', expr: 'native_coin_holders' }),
+    c('tokens', 'newNativeCoinHolders', `New ${coin} holders`, `New ${coin} holders number (holders gained less holders lost)`, null, { kind: 'sum', expr: 'native_coin_holders' }),
+    // The zero address's coins are burnt, not supplied (the service leaves it out too).
+    c('tokens', 'nativeCoinSupply', `${coin} circulating supply`, `${coin} circulating supply at the end of each period`, coin, { kind: 'growth', expr: `native_coin_supply / ${WEI_PER_COIN}` }),
     c('gas', 'averageGasLimit', 'Average gas limit', 'Average gas limit per block for the period', null, { kind: 'ratio', num: 'gas_limit', den: 'blocks' }),
     c('gas', 'gasUsedGrowth', 'Gas used growth', 'Cumulative gas used for the period', null, { kind: 'growth', expr: 'gas_used' }),
     c('gas', 'averageGasUsed', 'Average gas used', 'Average gas used per block for the period', null, { kind: 'ratio', num: 'gas_used', den: 'blocks' }),
@@ -47,9 +53,8 @@ function chartSpecs (coin: string): ChartSpec[] {
     c('gas', 'networkUtilization', 'Network utilization', 'Average gas used over gas limit of blocks', '%', { kind: 'ratio', num: 'gas_used', den: 'gas_limit' }),
     c('contracts', 'newContracts', 'New contracts', 'New contracts number for the period', null, { kind: 'sum', expr: 'new_contracts' }),
     c('contracts', 'contractsGrowth', 'Contracts growth', 'Cumulative number of contracts for the period', null, { kind: 'growth', expr: 'new_contracts' }),
-    // Nothing is verified on this gateway yet: the charts answer zeros, as the service does before the first verification.
-    c('contracts', 'newVerifiedContracts', 'New verified contracts', 'New verified contracts number for the period', null, { kind: 'sum', expr: '0' }),
-    c('contracts', 'verifiedContractsGrowth', 'Verified contracts growth', 'Cumulative number verified contracts for the period', null, { kind: 'growth', expr: '0' })
+    c('contracts', 'newVerifiedContracts', 'New verified contracts', 'New verified contracts number for the period', null, { kind: 'sum', expr: 'verified' }, 'verified'),
+    c('contracts', 'verifiedContractsGrowth', 'Verified contracts growth', 'Cumulative number verified contracts for the period', null, { kind: 'growth', expr: 'verified' }, 'verified')
   ]
 }
 
@@ -71,10 +76,20 @@ export class PointsLimitError extends Error {
 const INTERVAL: Record<Resolution, string> = { DAY: '1 day', WEEK: '1 week', MONTH: '1 month', YEAR: '1 year' }
 const DAYS_PER: Record<Resolution, number> = { DAY: 1, WEEK: 7, MONTH: 30.4, YEAR: 365.25 }
 
-function periodValue (value: ChartValue, resolution: Resolution): string {
+/**
+ * The days of a source. Verified contracts are few (verifications, not chain
+ * rows): counted by day when read, and verified again (a partial match made
+ * full), a contract counts on its last verification's day.
+ */
+const SOURCE_DAYS: Record<ChartSource, string> = {
+  daily: 'stats_daily',
+  verified: "(select (verified_at at time zone 'UTC')::date as day, count(*) as verified from verified_contracts group by 1)"
+}
+
+function periodValue (value: ChartValue, resolution: Resolution, source: string): string {
   switch (value.kind) {
     case 'sum': return `coalesce(sum(${value.expr}), 0)`
-    case 'growth': return `coalesce(sum(sum(${value.expr})) over (order by periods.p), 0) + (select coalesce(sum(${value.expr}), 0) from stats_daily where day < first_period)`
+    case 'growth': return `coalesce(sum(sum(${value.expr})) over (order by periods.p), 0) + (select coalesce(sum(${value.expr}), 0) from ${source} d where day < first_period)`
     case 'ratio': return `coalesce(round(sum(${value.num}) / nullif(sum(${value.den}), 0), 18), 0)`
     case 'active': return resolution === 'DAY'
       ? 'coalesce(sum(active_accounts), 0)'
@@ -105,10 +120,10 @@ export function createLineCharts (coinSymbol: string): LineCharts {
           select p::date as p from generate_series(date_trunc('${unit}', ?::timestamp), date_trunc('${unit}', ?::timestamp), ${step}) p
         ), bounds as (select min(p) as first_period from periods)
         select to_char(periods.p, 'YYYY-MM-DD') as date, to_char((periods.p + ${step} - interval '1 day')::date, 'YYYY-MM-DD') as date_to,
-          trim_scale(${periodValue(spec.value, resolution)})::text as value,
+          trim_scale(${periodValue(spec.value, resolution, SOURCE_DAYS[spec.source])})::text as value,
           (periods.p + ${step})::date > (now() at time zone 'UTC')::date as approximate
         from periods cross join bounds
-        left join stats_daily d on d.day >= periods.p and d.day < (periods.p + ${step})::date
+        left join ${SOURCE_DAYS[spec.source]} d on d.day >= periods.p and d.day < (periods.p + ${step})::date
         group by periods.p, first_period order by periods.p`, [first, last])
       return rows.map((r) => r.approximate ? { date: r.date, date_to: r.date_to, value: r.value, is_approximate: true } : { date: r.date, date_to: r.date_to, value: r.value })
     }

@@ -4,11 +4,11 @@
 // (core/stats/daily-stats.ts). Errors in the service's form, a gRPC code and
 // a message.
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readCounters } from '../../core/stats/counters.ts'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { readContractsPage, readMainPage, readTransactionsPage, UPDATE_STATUS } from '../../core/stats/stats-pages.ts'
-import { createAnswers, JSON_TYPE } from './answers.ts'
+import { acceptsGzip, createAnswers, JSON_TYPE } from './answers.ts'
 import {
   contractsPageResponse, countersResponse, lineChart, mainPageResponse, sectionsResponse, statsError, transactionsPageResponse, updateStatusResponse
 } from './schemas.ts'
@@ -34,7 +34,12 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   const db = app.db.knex
   const charts = createLineCharts(coinSymbol)
   const answers = createAnswers((err, key) => app.log.warn({ err, key }, 'reading Stats API figures failed; serving the last ones'))
-  const send = async (reply: FastifyReply, key: string, read: () => Promise<object>) => await reply.type(JSON_TYPE).send(await answers.json(key, read))
+  const send = async (request: FastifyRequest, reply: FastifyReply, key: string, read: () => Promise<object>) => {
+    const answer = await answers.get(key, read)
+    reply.type(JSON_TYPE).header('vary', 'accept-encoding')
+    if (answer.gzip !== undefined && acceptsGzip(request.headers['accept-encoding'])) return await reply.header('content-encoding', 'gzip').send(answer.gzip)
+    return await reply.send(answer.json)
+  }
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
@@ -42,7 +47,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       return await reply.code(500).send({ code: 13, message: 'internal error' })
     })
     scope.get('/counters', { schema: { tags, summary: 'Counters, in layout order', response: { 200: countersResponse } } },
-      async (_request, reply) => await send(reply, 'counters', async () => ({ counters: await readCounters(db, coinSymbol) })))
+      async (request, reply) => await send(request, reply, 'counters', async () => ({ counters: await readCounters(db, coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },
       async () => ({ sections: charts.sections() }))
     scope.get<{ Params: { name: string }, Querystring: { from?: string, to?: string, resolution?: string } }>('/lines/:name', {
@@ -69,18 +74,18 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       if (!RESOLUTIONS.includes(resolution)) return await fail(reply, 404, `resolution '${asked}' for line chart '${name}' was not found`)
       try {
         const range = { from: parseDate(request.query.from), to: parseDate(request.query.to), resolution }
-        return await send(reply, `lines ${name} ${range.from} ${range.to} ${resolution}`, async () => ({ chart: await charts.read(db, name, range), info }))
+        return await send(request, reply, `lines ${name} ${range.from} ${range.to} ${resolution}`, async () => ({ chart: await charts.read(db, name, range), info }))
       } catch (err) {
         if (err instanceof PointsLimitError) return await fail(reply, 400, err.message)
         throw err
       }
     })
     scope.get('/pages/main', { schema: { tags, summary: 'The main page\'s figures', response: { 200: mainPageResponse } } },
-      async (_request, reply) => await send(reply, 'main', async () => await readMainPage(db, charts, coinSymbol)))
+      async (request, reply) => await send(request, reply, 'main', async () => await readMainPage(db, charts, coinSymbol)))
     scope.get('/pages/transactions', { schema: { tags, summary: 'The transactions page\'s figures', response: { 200: transactionsPageResponse } } },
-      async (_request, reply) => await send(reply, 'transactions', async () => await readTransactionsPage(db, coinSymbol)))
+      async (request, reply) => await send(request, reply, 'transactions', async () => await readTransactionsPage(db, coinSymbol)))
     scope.get('/pages/contracts', { schema: { tags, summary: 'The contracts page\'s figures', response: { 200: contractsPageResponse } } },
-      async (_request, reply) => await send(reply, 'contracts', async () => await readContractsPage(db, coinSymbol)))
+      async (request, reply) => await send(request, reply, 'contracts', async () => await readContractsPage(db, coinSymbol)))
     scope.get('/update-status', { schema: { tags, summary: 'How far the charts are updated', response: { 200: updateStatusResponse } } },
       async () => UPDATE_STATUS)
   }, { prefix: '/stats/api/v1' })

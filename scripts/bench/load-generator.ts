@@ -7,7 +7,7 @@ export type LoadJob = {
   url: string
   /** POST with this JSON body; without one, a GET whose sampled bodies must be JSON. */
   body?: string
-  /** Sent with every request (an API key, say). */
+  /** Sent with every request (an API key, a GET's Accept-Encoding, say). */
   headers?: Record<string, string>
   /** What a sampled POST answer must hold: a JSON-RPC `result` (the default) or GraphQL `data` without `errors`. */
   expect?: 'json-rpc' | 'graphql'

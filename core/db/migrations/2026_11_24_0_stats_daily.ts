@@ -1,10 +1,10 @@
 import type { Knex } from 'knex'
-import { rebuildDailyStats } from '../../stats/daily-stats.ts'
 
 // Pre-calculated chain statistics (the Stats API, core/stats): one row a UTC
 // day of sums the store keeps in its block transactions (added with a batch,
 // taken out before a reorg deletes blocks), and the senders of each day for
-// the account charts. Filled once here from what is already indexed.
+// the account charts. Filled from what is already indexed by
+// 2026_11_26_2_stats_native_coin, which adds the last columns the fill writes.
 export async function up (knex: Knex): Promise<void> {
   await knex.raw(`
     create table stats_daily (
@@ -34,7 +34,6 @@ export async function up (knex: Knex): Promise<void> {
     create index stats_day_senders_address on stats_day_senders (address, day);
     create index tokens_first_block on tokens (first_block);
   `)
-  await knex.transaction(async (trx) => { await rebuildDailyStats(trx) })
 }
 
 export async function down (knex: Knex): Promise<void> {

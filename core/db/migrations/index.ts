@@ -19,6 +19,7 @@ import * as advancedFilterIndexes from './2026_11_26_0_advanced_filter_indexes.t
 import * as verifiedContracts from './2026_11_26_0_verified_contracts.ts'
 import * as transactionInterpretations from './2026_11_26_0_transaction_interpretations.ts'
 import * as publicTags from './2026_11_26_1_public_tags.ts'
+import * as statsNativeCoin from './2026_11_26_2_stats_native_coin.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -40,7 +41,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_26_0_advanced_filter_indexes', advancedFilterIndexes],
   ['2026_11_26_0_verified_contracts', verifiedContracts],
   ['2026_11_26_0_transaction_interpretations', transactionInterpretations],
-  ['2026_11_26_1_public_tags', publicTags]
+  ['2026_11_26_1_public_tags', publicTags],
+  ['2026_11_26_2_stats_native_coin', statsNativeCoin]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

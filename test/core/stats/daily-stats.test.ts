@@ -11,19 +11,47 @@ import { readDailyRows, rebuildDailyStats } from '../../../core/stats/daily-stat
 import { readCounters } from '../../../core/stats/counters.ts'
 import { createLineCharts, type Resolution } from '../../../core/stats/line-charts.ts'
 import { createTestDatabase } from '../../support/database.ts'
-import { makeBlock, storeStatsChain, DAY_MS } from '../../support/stats-chain.ts'
+import { address, makeBlock, storeStatsChain, DAY_MS } from '../../support/stats-chain.ts'
+import { storeVerifiedContract } from '../../../core/verify/store.ts'
 
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
 const charts = createLineCharts('ETH')
 let head = await storeStatsChain(db)
+// Three verified contracts: two today, one verified three days ago.
+const VERIFIED = {
+  language: 'solidity' as const,
+  compilerVersion: 'v0.8.24+commit.e11b9ed9',
+  compilerSettings: {},
+  sources: { 'C.sol': '' },
+  filePath: 'C.sol',
+  abi: [],
+  constructorArguments: null,
+  matchType: 'full' as const,
+  evmVersion: 'paris',
+  optimization: false,
+  optimizationRuns: null,
+  licenseType: null,
+  externalLibraries: [],
+  verificationMethod: 'standard-json-input',
+  runtimeCodeHash: Buffer.alloc(32)
+}
+for (const n of [900, 901, 902]) {
+  await storeVerifiedContract(db, {
+    ...VERIFIED, address: address(n), name: `C${n}`
+  })
+}
+await db.raw("update verified_contracts set verified_at = now() - interval '3 days' where name = 'C900'")
 
 const one = async (sql: string, bindings: Knex.RawBinding[] = []): Promise<string> => {
   const { rows: [row] } = await db.raw(sql, bindings)
   return String(Object.values(row as object)[0])
 }
 const DAY = "(b.timestamp at time zone 'UTC')::date"
+/** Every address's balance at the end of day d.day: its last coin balance row up to then. */
+const BALANCES_AT_DAY_END = `select distinct on (c.address) c.address, c.value from coin_balances c join blocks b on b.number = c.block_number
+  where ${DAY} <= d.day order by c.address, c.block_number desc`
 
 /** Per day, recomputed from the indexed tables: [chart id, SQL giving (day, value) for every indexed day]. */
 const PLAIN: Array<[string, string]> = [
@@ -40,7 +68,15 @@ const PLAIN: Array<[string, string]> = [
   ['newAccounts', `select d.day, count(f.a) as v from (select distinct ${DAY} as day from blocks b) d
     left join (select t."from" as a, min(${DAY}) as day from transactions t join blocks b on b.number = t.block_number group by 1) f on f.day = d.day group by 1`],
   ['newContracts', `select ${DAY} as day, (select count(*) from transactions t where t.block_number = any(array_agg(b.number)) and t.created_contract is not null and t.status = 1)
-    + (select count(*) from internal_transactions i where i.block_number = any(array_agg(b.number)) and i.created_contract is not null and i.trace_address <> '{}') as v from blocks b group by 1`]
+    + (select count(*) from internal_transactions i where i.block_number = any(array_agg(b.number)) and i.created_contract is not null and i.trace_address <> '{}') as v from blocks b group by 1`],
+  ['nativeCoinHoldersGrowth', `select d.day, count(*) filter (where x.value > 0) as v from (select distinct ${DAY} as day from blocks b) d
+    left join lateral (${BALANCES_AT_DAY_END}) x on true group by 1`],
+  ['newNativeCoinHolders', `select day, v - coalesce(lag(v) over (order by day), 0) as v from (select d.day, count(*) filter (where x.value > 0) as v
+    from (select distinct ${DAY} as day from blocks b) d left join lateral (${BALANCES_AT_DAY_END}) x on true group by 1) h`],
+  ['nativeCoinSupply', `select d.day, coalesce(sum(x.value) filter (where x.address <> '\\x${'00'.repeat(20)}'), 0) / 1e18 as v
+    from (select distinct ${DAY} as day from blocks b) d left join lateral (${BALANCES_AT_DAY_END}) x on true group by 1`],
+  ['newVerifiedContracts', `select d.day, (select count(*) from verified_contracts v where (v.verified_at at time zone 'UTC')::date = d.day) as v
+    from (select distinct ${DAY} as day from blocks b) d`]
 ]
 
 async function checkAgainstPlainSql (t: Test): Promise<void> {
@@ -61,6 +97,12 @@ async function checkAgainstPlainSql (t: Test): Promise<void> {
     completedTxns: await one('select count(*) from transactions where status = 1'),
     totalAccounts: await one('select count(distinct "from") from transactions'),
     totalAddresses: await one('select count(*) from addresses'),
+    totalNativeCoinHolders: await one('select count(*) from addresses where coin_balance > 0'),
+    totalVerifiedContracts: await one('select count(*) from verified_contracts'),
+    newVerifiedContracts24h: await one("select count(*) from verified_contracts where verified_at >= now() - interval '24 hours'"),
+    lastNewVerifiedContracts: await one("select count(*) from verified_contracts where (verified_at at time zone 'UTC')::date = (now() at time zone 'UTC')::date"),
+    txnsFee24h: await one(`select trim_scale(coalesce(sum(t.gas_used * t.effective_gas_price), 0) / 1e18) from transactions t join blocks b on b.number = t.block_number
+      where b.timestamp >= now() - interval '24 hours'`),
     totalTokens: await one('select count(*) from tokens'),
     totalNativeCoinTransfers: await one('select count(*) from transactions where value > 0'),
     totalContracts: await one(`select (select count(*) from transactions where created_contract is not null and status = 1)
@@ -129,7 +171,7 @@ t.test('the counters and a year of daily points read no table that grows with th
     }
     const { queries } = await captureQueries(trx, async () => {
       await readCounters(trx as never, 'ETH')
-      for (const id of ['newTxns', 'activeAccounts', 'txnsGrowth', 'averageGasPrice']) {
+      for (const id of ['newTxns', 'activeAccounts', 'txnsGrowth', 'averageGasPrice', 'nativeCoinSupply', 'verifiedContractsGrowth']) {
         for (const resolution of ['DAY', 'MONTH'] as Resolution[]) await charts.read(trx as never, id, { from: yearAgo, to: today, resolution })
       }
     })

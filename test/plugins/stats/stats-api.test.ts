@@ -11,7 +11,8 @@ import stats from '../../../plugins/stats/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { makeBlock, storeStatsChain } from '../../support/stats-chain.ts'
 import { storeBlocks } from '../../../core/indexer/store.ts'
-import { REFRESH_MS } from '../../../plugins/stats/answers.ts'
+import { MIN_GZIP_BYTES, REFRESH_MS } from '../../../plugins/stats/answers.ts'
+import { gunzipSync } from 'node:zlib'
 import { Ajv } from 'ajv'
 import fp from 'fastify-plugin'
 
@@ -27,14 +28,15 @@ const get = async (url: string) => { const r = await app.inject({ method: 'GET',
 
 const CHARTS = ['newTxns', 'txnsGrowth', 'txnsFee', 'averageTxnFee', 'txnsSuccessRate', 'newAccounts', 'accountsGrowth', 'activeAccounts',
   'newContracts', 'contractsGrowth', 'newVerifiedContracts', 'verifiedContractsGrowth', 'newBlocks', 'averageBlockSize', 'averageBlockRewards',
-  'averageGasLimit', 'averageGasUsed', 'gasUsedGrowth', 'averageGasPrice', 'networkUtilization', 'newNativeCoinTransfers']
+  'averageGasLimit', 'averageGasUsed', 'gasUsedGrowth', 'averageGasPrice', 'networkUtilization', 'newNativeCoinTransfers',
+  'nativeCoinSupply', 'newNativeCoinHolders', 'nativeCoinHoldersGrowth']
 
 t.test('counters: every id, values as strings, the coin symbol from configuration', async (t) => {
   const { status, body } = await get('/stats/api/v1/counters')
   t.equal(status, 200)
   const ids = body.counters.map((c: { id: string }) => c.id)
   for (const id of ['averageBlockTime', 'totalBlocks', 'totalAddresses', 'totalTxns', 'completedTxns', 'totalAccounts', 'totalNativeCoinTransfers',
-    'totalTokens', 'totalContracts', 'totalVerifiedContracts', 'newContracts24h', 'newVerifiedContracts24h', 'lastNewContracts',
+    'totalNativeCoinHolders', 'totalTokens', 'totalContracts', 'totalVerifiedContracts', 'newContracts24h', 'newVerifiedContracts24h', 'lastNewContracts',
     'lastNewVerifiedContracts', 'newTxns24h', 'pendingTxns30m', 'txnsFee24h', 'averageTxnFee24h', 'yesterdayTxns']) t.ok(ids.includes(id), id)
   for (const c of body.counters) {
     t.same(Object.keys(c).sort(), ['description', 'id', 'title', 'units', 'value'])
@@ -102,6 +104,25 @@ t.test('pages and update status', async (t) => {
   t.same(Object.keys(contracts.body).sort(), ['new_contracts_24h', 'new_verified_contracts_24h', 'total_contracts', 'total_verified_contracts'])
   const status = await get('/stats/api/v1/update-status')
   t.equal(status.body.all_status, 'COMPLETED_INITIAL_UPDATE')
+})
+
+t.test('answers go gzipped to a client that takes gzip: the same JSON, a fraction of the bytes', async (t) => {
+  const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10)
+  const url = `/stats/api/v1/lines/newTxns?from=${day(364)}&to=${day(0)}`
+  const plain = await app.inject({ method: 'GET', url })
+  t.equal(plain.headers['content-encoding'], undefined, 'not asked: not compressed')
+  t.equal(plain.headers.vary, 'accept-encoding')
+  for (const accept of ['gzip, deflate, br', 'br;q=1.0, gzip;q=0.8', '*']) {
+    const zipped = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': accept } })
+    t.equal(zipped.headers['content-encoding'], 'gzip', accept)
+    t.same(JSON.parse(gunzipSync(zipped.rawPayload).toString()), plain.json())
+    t.ok(zipped.rawPayload.length * 5 < plain.rawPayload.length, `${zipped.rawPayload.length} bytes for ${plain.rawPayload.length}`)
+  }
+  for (const accept of ['gzip;q=0', 'deflate', 'identity']) {
+    t.equal((await app.inject({ method: 'GET', url, headers: { 'accept-encoding': accept } })).headers['content-encoding'], undefined, accept)
+  }
+  const status = await app.inject({ method: 'GET', url: '/stats/api/v1/lines/newTxns?resolution=YEAR', headers: { 'accept-encoding': 'gzip' } })
+  t.ok(status.rawPayload.length < MIN_GZIP_BYTES && status.headers['content-encoding'] === undefined, 'a small answer goes as it is')
 })
 
 t.test('every route is on /api-docs', async (t) => {
