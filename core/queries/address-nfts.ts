@@ -7,7 +7,7 @@
 // primary key. A cursor is a range of those indexes: no page reads the ones
 // before it.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { OWNER_COLUMNS, ownerJoin, type InstanceRecord } from './token-instances.ts'
 import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
 

@@ -2,7 +2,7 @@
 // token (the ERC-721 value is the number of ids) and per ERC-1155 id, read
 // from token_holdings (migration 3) in the order of token_holdings_holder_value.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
 
 export type HoldingRecord = {

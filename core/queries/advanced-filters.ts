@@ -8,18 +8,18 @@
 // merged, and only the page's rows are joined to their blocks, transactions
 // and tokens. A deep page therefore reads what the first does.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { TOKEN_TYPES, type TokenType } from '../rows.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { epochColumn, hexColumn } from './columns.ts'
 
 export const ITEM_KINDS = ['coin_transfer', 'contract_interaction', 'contract_creation'] as const
 export type ItemKind = typeof ITEM_KINDS[number]
-export const FILTER_TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
 
 export type AdvancedFilter = {
   /** Kinds of transactions and internal transactions wanted; none: no such items. */
   kinds: readonly ItemKind[]
   /** Token types of the transfers wanted; none: no transfers. */
-  tokenTypes: readonly string[]
+  tokenTypes: readonly TokenType[]
   /** 4-byte selectors of the items' transaction. */
   methods?: Buffer[]
   /** Block range the age bounds came to (resolveAge). */
@@ -190,13 +190,13 @@ function transferAfter (cursor: AdvancedFilterCursor): Part {
 
 function transferSource (f: AdvancedFilter, cursor: AdvancedFilterCursor | undefined): Source {
   const where = sharedConditions(f, 'x.amount', parentMethod)
-  if (f.tokenTypes.length < FILTER_TOKEN_TYPES.length) where.push(part('x.token_type = any(?)', f.tokenTypes as unknown as Knex.RawBinding))
+  if (f.tokenTypes.length < TOKEN_TYPES.length) where.push(part('x.token_type = any(?)', f.tokenTypes as unknown as Knex.RawBinding))
   if (f.tokensInclude !== undefined) where.push(part('x.token_address = any(?::bytea[])', any(f.tokensInclude)))
   if (f.tokensExclude !== undefined) where.push(part('x.token_address <> all(?::bytea[])', any(f.tokensExclude)))
   if (cursor !== undefined) where.push(transferAfter(cursor))
   const sides = addressSides(f) ??
     f.tokensInclude?.map((k) => part('x.token_address = ?', k)) ??
-    (f.tokenTypes.length < FILTER_TOKEN_TYPES.length ? f.tokenTypes.map((type) => part('x.token_type = ?', type)) : ALL)
+    (f.tokenTypes.length < TOKEN_TYPES.length ? f.tokenTypes.map((type) => part('x.token_type = ?', type)) : ALL)
   return {
     kind: TRANSFER,
     table: 'token_transfers',

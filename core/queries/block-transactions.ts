@@ -2,7 +2,7 @@
 // Blockscout's transaction types, read from the (block_number,
 // transaction_index) unique index.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
 
 export type BlockKey = { number: number } | { hash: Buffer }

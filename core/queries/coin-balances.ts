@@ -2,7 +2,7 @@
 // balance, with the change, newest first, read backwards along the
 // coin_balances primary key (address, block_number).
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 
 export type CoinBalanceRecord = {
   block_number: number

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../rows.ts'
-import { groupByParent, keysetClause, toPage, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
+import { groupByParent, keysetClause, toPageRows, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import { preparedRaw } from './prepared.ts'
 import {
   ALL_TRANSACTION_COLUMN_GROUPS, addressColumns, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
@@ -79,7 +79,7 @@ export async function findAddressWithTransactions (db: Knex, address: string, pa
   const first = rows[0]!
   // No transaction: the one row is the address's, with nulls from the empty join.
   const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
-  return { address: found as GraphqlAddress, transactions: toPage(transactions, page) }
+  return { address: found as GraphqlAddress, transactions: toPageRows(transactions, page) }
 }
 
 export async function listAddressTokenTransfers (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<TokenTransferRow>>> {

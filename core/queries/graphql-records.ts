@@ -2,14 +2,14 @@
 // come back in the indexer's row shapes (0x-hex strings, decimal strings), so
 // rows read here and rows the indexer announces after a commit present alike.
 import type { Knex } from 'knex'
-import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../rows.ts'
-import { epochColumn, hexColumn } from './columns.ts'
+import type { Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../rows.ts'
+import { BLOCK_COLUMNS, hexColumn, type BlockColumnsRow } from './columns.ts'
 import { preparedRaw } from './prepared.ts'
 
 /** Parent keys as a relation `p(key, bytes)`: 0x-hex text in, bytea to join on. */
 export const HEX_KEYS = 'unnest(?::text[]) with ordinality p0(key, ord) cross join lateral (select decode(substr(p0.key, 3), \'hex\') as bytes) pb'
 
-export type GraphqlBlock = Omit<BlockRow, 'extra_data'>
+export type GraphqlBlock = BlockColumnsRow
 
 export type GraphqlTransaction = TransactionRow & { block_hash: Hex }
 
@@ -25,12 +25,6 @@ export type GraphqlAddress = {
 }
 
 export type GraphqlToken = Omit<TokenRow, 'first_block' | 'updated_block'> & { holder_count: number }
-
-export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as hash, ${hexColumn('b.parent_hash')} as parent_hash,
-  ${epochColumn('b.timestamp')} as timestamp, ${hexColumn('b.miner')} as miner, ${hexColumn('b.signer')} as signer,
-  b.gas_limit::text as gas_limit, b.gas_used::text as gas_used, b.base_fee_per_gas::text as base_fee_per_gas, b.size,
-  ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
-  b.transaction_count, b.internal_transaction_count`
 
 /**
  * An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart

@@ -2,7 +2,7 @@
 // lists leave out a transaction's own top-level call; the partial indexes of
 // migration 2026_11_21_3 hold exactly the listed rows in list order.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 
 /** The partial indexes' predicate, written as in the migration so the planner matches it. */
 const LISTED = '(trace_index > 0 or type <> \'call\')'

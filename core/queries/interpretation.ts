@@ -2,7 +2,7 @@
 // transfers, logs and inner calls, and the addresses and tokens they touch.
 import type { Knex } from 'knex'
 import { epochColumn, hexColumn } from './columns.ts'
-import { listTransactionTokenTransfers } from './transactions.ts'
+import { listTransactionTokenTransfers } from './token-transfers.ts'
 import { listTransactionLogs } from './logs.ts'
 import { listTransactionInternalTransactions } from './internal-transactions.ts'
 

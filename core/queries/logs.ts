@@ -1,7 +1,7 @@
 // Event logs for the explorer APIs: a transaction's in log order (index
 // logs_transaction), an address's newest first (index logs_address).
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 
 export type LogRecord = {
   block_number: number

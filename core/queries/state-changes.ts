@@ -6,7 +6,7 @@
 // then this transaction's transfers applied.
 import type { Knex } from 'knex'
 import type { RpcClient } from '../rpc/client.ts'
-import type { TokenTransferRow } from './token-transfers.ts'
+import type { TokenTransferRecord } from './token-transfers.ts'
 
 const ZERO_ADDRESS = '00'.repeat(20)
 
@@ -20,7 +20,7 @@ export type TokenChange = {
   address: Buffer
   is_contract: boolean
   is_miner: boolean
-  token: TokenTransferRow
+  token: TokenTransferRecord
   token_id: string | null
   before: bigint
   after: bigint
@@ -33,7 +33,7 @@ export type StateChanges = { coin: CoinChange[], token: TokenChange[] }
 type TransactionPosition = { block_number: string, transaction_index: number, miner: Buffer, from: Buffer, to: Buffer | null }
 
 /** Undefined when the transaction is not indexed. */
-export async function readStateChanges (db: Knex, rpc: RpcClient, hash: Buffer, transfers: TokenTransferRow[]): Promise<StateChanges | undefined> {
+export async function readStateChanges (db: Knex, rpc: RpcClient, hash: Buffer, transfers: TokenTransferRecord[]): Promise<StateChanges | undefined> {
   // The tip goes to the block's author: on clique the signer (the header's miner is the zero address).
   const { rows } = await db.raw(`select t.block_number, t.transaction_index, coalesce(b.signer, b.miner) as miner, t."from", t."to"
     from transactions t join blocks b on b.number = t.block_number where t.hash = ?`, [hash])
@@ -74,7 +74,7 @@ function coinChanges (diff: PrestateDiff, tx: TransactionPosition): CoinChange[]
 }
 
 /** Per holder and token (and id for ERC-1155), in the order the transfers came; the zero address (mint and burn) is no holder. */
-function tokenChanges (transfers: TokenTransferRow[]): TokenChange[] {
+function tokenChanges (transfers: TokenTransferRecord[]): TokenChange[] {
   const changes = new Map<string, TokenChange>()
   for (const t of transfers) {
     for (const [holder, direction, sign] of [[t.from, 'from', -1n], [t.to, 'to', 1n]] as const) {

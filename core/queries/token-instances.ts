@@ -3,7 +3,7 @@
 // the ids are read from token_transfers_token_id by a loose index scan (one
 // index probe per id), so a deep page costs what the first does.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import type { HolderRecord } from './tokens.ts'
 
 export type InstanceRecord = {

@@ -2,7 +2,7 @@
 // (holders, then name, then address), a token, its counters and its holders.
 // Every list is a keyset page read from an index in its own order.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 
 export type TokenRecord = {
   address: Buffer

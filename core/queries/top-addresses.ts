@@ -3,7 +3,7 @@
 // Blockscout does (balance descending, then hash ascending). Each order has
 // its own partial index on addresses (migration 3).
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { keysetPage, type KeyColumn } from './keyset.ts'
 
 export type TopAddressSort = 'balance' | 'transactions_count'

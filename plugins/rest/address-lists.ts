@@ -1,13 +1,14 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE, listBlocksBySigner } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { listBlocksBySigner } from '../../core/queries/blocks.ts'
 import { listTopAddresses, type TopAddressSort } from '../../core/queries/top-addresses.ts'
 import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
 import { countAddressTabs, isKnownAddress } from '../../core/queries/address-tabs.ts'
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 
 const topAddress = {

@@ -2,12 +2,13 @@
 // highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
 // Blockscout pages them (collection address, id, type).
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { listAddressNftCollections, listAddressNfts, type HeldInstance } from '../../core/queries/address-nfts.ts'
 import type { TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
-import { TOKEN_TYPES, cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
+import { toPage } from './pages.ts'
+import { TOKEN_TYPES } from '../../core/rows.ts'
+import { cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
 

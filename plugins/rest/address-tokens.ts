@@ -1,11 +1,11 @@
 // What an address holds: token-balances (everything, unpaged) and tokens
 // (paged, type filter, ERC-1155 holdings with their instance).
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { listHoldings, listTokenBalances, type HoldingRecord } from '../../core/queries/address-tokens.ts'
 import { findTokenInstances } from '../../core/queries/token-instances.ts'
 import { presentInstance, presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 import { hashBytes } from './present.ts'

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
 import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'

@@ -11,10 +11,11 @@ import { id } from 'ethers'
 import type { FastifyInstance } from 'fastify'
 import type { Knex } from 'knex'
 import {
-  FILTER_TOKEN_TYPES, ITEM_KINDS, findFilterTokens, listAdvancedFilterItems, resolveAge,
+  ITEM_KINDS, findFilterTokens, listAdvancedFilterItems, resolveAge,
   type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind
 } from '../../core/queries/advanced-filters.ts'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
 import { clampBigint, clampInteger } from '../../core/queries/cursor.ts'
 import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
 import { presentToken } from './present-token.ts'
@@ -72,11 +73,11 @@ const addresses = (list: string | undefined): Buffer[] | undefined => {
 }
 
 /** `transaction_types` as Blockscout reads it: any case, unknown entries dropped, none left meaning every type. */
-function parseTypes (list: string | undefined): { kinds: ItemKind[], tokenTypes: string[] } {
+function parseTypes (list: string | undefined): { kinds: ItemKind[], tokenTypes: TokenType[] } {
   const wanted = entries(list).map((e) => e.toUpperCase())
   const kinds = ITEM_KINDS.filter((k) => wanted.includes(k.toUpperCase()))
-  const tokenTypes = FILTER_TOKEN_TYPES.filter((type) => wanted.includes(type))
-  return kinds.length + tokenTypes.length === 0 ? { kinds: [...ITEM_KINDS], tokenTypes: [...FILTER_TOKEN_TYPES] } : { kinds, tokenTypes }
+  const tokenTypes = TOKEN_TYPES.filter((type) => wanted.includes(type))
+  return kinds.length + tokenTypes.length === 0 ? { kinds: [...ITEM_KINDS], tokenTypes: [...TOKEN_TYPES] } : { kinds, tokenTypes }
 }
 
 /** Selectors as Blockscout reads them: invalid entries dropped, at most 20. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE, findBlock, listBlocks } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { findBlock, listBlocks } from '../../core/queries/blocks.ts'
 import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
 import { findBlockNumber, listBlockTransactions, type TransactionType } from '../../core/queries/block-transactions.ts'
@@ -7,7 +8,7 @@ import { listBlockInternalTransactions } from '../../core/queries/internal-trans
 import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
-import { bigintParam, integerParam, keysetPage } from './pages.ts'
+import { bigintParam, integerParam, keysetPage, toPage } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
@@ -33,12 +34,7 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
     const rows = await listBlocks(app.db.knex, request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0))
-    const items = rows.slice(0, PAGE_SIZE)
-    const last = items[items.length - 1]
-    return {
-      items: items.map((b) => presentBlock(b, 'list')),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined ? { block_number: last.number, items_count: PAGE_SIZE } : null
-    }
+    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get<{ Params: { block_hash_or_number_param: string } }>('/blocks/:block_hash_or_number_param', {

@@ -1,7 +1,7 @@
 // Internal transactions: the global list, a transaction's and an address's.
 // (A block's are in blocks.ts.)
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { AFTER_ALL } from '../../core/queries/cursor.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import {

@@ -1,6 +1,6 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { transactionExists } from '../../core/queries/exists.ts'
 import { listAddressLogs, listTransactionLogs, type LogRecord } from '../../core/queries/logs.ts'
 import { log, logCursorParams } from './list-schemas.ts'

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { classifyQuery, findBlockHit, findExactHits, findTransactionHit, searchTokens, type TokenSearchCursor } from '../../core/queries/search.ts'
 import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError } from './schemas.ts'

@@ -7,14 +7,13 @@ import {
 import { listInstanceTransfers } from '../../core/queries/token-transfers.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { toPage } from './paging.ts'
 import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
-import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
+import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
 import {
   ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams
 } from './schemas.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 

@@ -6,9 +6,10 @@ import {
 } from '../../core/queries/token-transfers.ts'
 import { addressParam, tokenTransferCursorParams, tokenTransferPage, tokenTypes } from './list-schemas.ts'
 import {
-  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, parseTokenTypes, tokenTransferCursor, type TokenTransferPageQuery
+  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, tokenTransferCursor, type TokenTransferPageQuery
 } from './pages.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
+import { parseTokenTypes } from './token-schemas.ts'
 import { addressHashParams, itemsCount, message, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'

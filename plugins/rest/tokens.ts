@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { countTokenTransfers, findToken, listTokenHolders, listTokens, type TokenListCursor } from '../../core/queries/tokens.ts'
 import { presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import {

@@ -10,7 +10,8 @@ import { listAddressLogs } from '../../../core/queries/logs.ts'
 import { findAddress } from '../../../core/queries/addresses.ts'
 import { listAddressNfts } from '../../../core/queries/address-nfts.ts'
 import { listTokenInstances } from '../../../core/queries/token-instances.ts'
-import { FILTER_TOKEN_TYPES, ITEM_KINDS, listAdvancedFilterItems, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/advanced-filters.ts'
+import { TOKEN_TYPES } from '../../../core/rows.ts'
+import { ITEM_KINDS, listAdvancedFilterItems, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/advanced-filters.ts'
 import { listAccountInternalTransactions, listAccountTransactions } from '../../../core/queries/etherscan-account.ts'
 import { listAccountTokenTransfers } from '../../../core/queries/etherscan-token-transfers.ts'
 import { listEtherscanLogs } from '../../../core/queries/etherscan-logs.ts'
@@ -99,7 +100,7 @@ const scannedTables = (plan: string): string[] => [...plan.matchAll(/"Node Type"
 
 const deepInternal = { blockNumber: DEEP_BLOCK, transactionIndex: 0, index: 0 }
 const deepTransfer = { blockNumber: DEEP_BLOCK, logIndex: 0, batchIndex: 0 }
-const everything: AdvancedFilter = { kinds: ITEM_KINDS, tokenTypes: FILTER_TOKEN_TYPES, relation: 'or' }
+const everything: AdvancedFilter = { kinds: ITEM_KINDS, tokenTypes: TOKEN_TYPES, relation: 'or' }
 const deepAdvanced: AdvancedFilterCursor = { blockNumber: DEEP_BLOCK, transactionIndex: 0, internalIndex: null, transferIndex: null, batchIndex: null }
 const deepAdvancedTransfer = { ...deepAdvanced, transferIndex: 1, batchIndex: 1 }
 const advanced = (filter: Partial<AdvancedFilter>, cursor = deepAdvanced) => (deep: boolean) => async (db: Knex) =>
