@@ -1,9 +1,8 @@
 // Block reads for the explorer APIs: keyset pages by number (the primary key's
 // order, so a deep page costs what the first does) and fees summed per block.
-import type { Knex } from 'knex'
 import { BLOCK_COLUMNS, type BlockColumnsRow } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
-import { preparedRows } from './prepared.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** A block as BLOCK_COLUMNS reads it (0x-hex text, epoch seconds: columns.ts says why), with its signer's kind and fees. */
 export type BlockRecord = BlockColumnsRow & {
@@ -35,22 +34,22 @@ const BY_NUMBER = `select ${BLOCK_RECORD_COLUMNS} from blocks b ${FEES} where b.
 const BY_HASH = `select ${BLOCK_RECORD_COLUMNS} from blocks b ${FEES} where b.hash = $1`
 
 /** A page of blocks below `before` (newest first), one more than a page to tell whether another follows. */
-export async function listBlocks (db: Knex, before: number | undefined, limit = PAGE_SIZE): Promise<BlockRecord[]> {
+export async function listBlocks (db: QueryDb, { before, limit = PAGE_SIZE }: { before?: number, limit?: number }): Promise<BlockRecord[]> {
   return before === undefined
-    ? await preparedRows<BlockRecord>(db, pageOf('', limit + 1), [])
-    : await preparedRows<BlockRecord>(db, pageOf('where number < $1', limit + 1), [before])
+    ? await db.prepared.rows<BlockRecord>(pageOf('', limit + 1), [])
+    : await db.prepared.rows<BlockRecord>(pageOf('where number < $1', limit + 1), [before])
 }
 
-export async function findBlock (db: Knex, key: { number: number } | { hash: Buffer }): Promise<BlockRecord | undefined> {
+export async function findBlock (db: QueryDb, key: { number: number } | { hash: Buffer }): Promise<BlockRecord | undefined> {
   const [row] = 'number' in key
-    ? await preparedRows<BlockRecord>(db, BY_NUMBER, [key.number])
-    : await preparedRows<BlockRecord>(db, BY_HASH, [key.hash])
+    ? await db.prepared.rows<BlockRecord>(BY_NUMBER, [key.number])
+    : await db.prepared.rows<BlockRecord>(BY_HASH, [key.hash])
   return row
 }
 
 /** Blocks the address sealed (clique signer), below `before`, newest first, from blocks_signer_number. */
-export async function listBlocksBySigner (db: Knex, signer: Buffer, before: number | undefined): Promise<BlockRecord[]> {
-  const { rows } = await db.raw(`select ${BLOCK_RECORD_COLUMNS} from (
+export async function listBlocksBySigner (db: QueryDb, { signer, before }: { signer: Buffer, before?: number }): Promise<BlockRecord[]> {
+  const { rows } = await db.knex.raw(`select ${BLOCK_RECORD_COLUMNS} from (
       select * from blocks where signer = ? ${before === undefined ? '' : 'and number < ?'} order by number desc limit ?
     ) b ${FEES} order by b.number desc`, before === undefined ? [signer, PAGE_SIZE + 1] : [signer, before, PAGE_SIZE + 1])
   return rows

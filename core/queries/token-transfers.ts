@@ -4,7 +4,7 @@
 import type { Knex } from 'knex'
 import type { TokenType } from '../rows.ts'
 import { PAGE_SIZE } from './page-size.ts'
-import { preparedRows } from './prepared.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** A transfer with its block, token and parties, as the REST lists show it. */
 export type TokenTransferRecord = {
@@ -50,8 +50,8 @@ const DESC = 'order by block_number desc, log_index desc, batch_index desc'
 const OUTER_DESC = 'order by tt.block_number desc, tt.log_index desc, tt.batch_index desc'
 const LIMIT = PAGE_SIZE + 1
 
-async function select (db: Knex, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRecord[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
+async function select (db: QueryDb, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRecord[]> {
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
   return rows.map((r: TokenTransferRecord) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
@@ -66,7 +66,7 @@ function before (cursor: TokenTransferCursor | undefined) {
  * separately in index order and merged: every side is an index scan of at
  * most a page, whatever the depth.
  */
-async function mergeSides (db: Knex, sides: Array<{ where: string, bindings: Knex.RawBinding[] }>, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
+async function mergeSides (db: QueryDb, sides: Array<{ where: string, bindings: Knex.RawBinding[] }>, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
   const after = before(cursor)
   if (sides.length === 1) {
     const [side] = sides
@@ -77,18 +77,18 @@ async function mergeSides (db: Knex, sides: Array<{ where: string, bindings: Kne
 }
 
 /** Every transfer of the chain, or of the given token types. */
-export async function listTokenTransfers (db: Knex, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
+export async function listTokenTransfers (db: QueryDb, { types, cursor }: { types?: TokenType[], cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   const sides = types === undefined ? [{ where: 'true', bindings: [] }] : types.map((type) => ({ where: 'token_type = ?', bindings: [type] }))
   return await mergeSides(db, sides, cursor)
 }
 
 /** The transfers of one token contract. */
-export async function listTokenContractTransfers (db: Knex, token: Buffer, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
+export async function listTokenContractTransfers (db: QueryDb, { token, cursor }: { token: Buffer, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   return await mergeSides(db, [{ where: 'token_address = ?', bindings: [token] }], cursor)
 }
 
 /** The transfers that moved one id of a token (token_transfers_token_id). */
-export async function listInstanceTransfers (db: Knex, token: Buffer, tokenId: string, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
+export async function listInstanceTransfers (db: QueryDb, { token, tokenId, cursor }: { token: Buffer, tokenId: string, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   return await mergeSides(db, [{ where: 'token_address = ? and token_id = ?::numeric', bindings: [token, tokenId] }], cursor)
 }
 
@@ -99,7 +99,7 @@ export type AddressTokenTransferFilter = { filter?: 'from' | 'to', types?: Token
  * while reading the address's own index: they narrow an address's history,
  * they do not choose the index.
  */
-export async function listAddressTokenTransfers (db: Knex, address: Buffer, options: AddressTokenTransferFilter, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
+export async function listAddressTokenTransfers (db: QueryDb, { address, options, cursor }: { address: Buffer, options: AddressTokenTransferFilter, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   const extra = [
     ...(options.types === undefined ? [] : [{ sql: 'and token_type = any(?)', binding: options.types as Knex.RawBinding }]),
     ...(options.token === undefined ? [] : [{ sql: 'and token_address = ?', binding: options.token as Knex.RawBinding }])
@@ -110,8 +110,7 @@ export async function listAddressTokenTransfers (db: Knex, address: Buffer, opti
 }
 
 /** A transaction's transfers in log order, after `cursor`, of the given types: one more than a page, or `all` of them. */
-export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined,
-  limit: number | 'all' = LIMIT): Promise<TokenTransferRecord[]> {
+export async function listTransactionTokenTransfersPage (db: QueryDb, { hash, types, cursor, limit = LIMIT }: { hash: Buffer, types?: TokenType[], cursor?: TokenTransferCursor, limit?: number | 'all' }): Promise<TokenTransferRecord[]> {
   const where = [
     'transaction_hash = ?',
     ...(types === undefined ? [] : ['token_type = any(?)']),
@@ -123,8 +122,8 @@ export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer,
 }
 
 /** A transaction's first `limit` token transfers in log order (and one more, to tell whether there are more). */
-export async function listTransactionTokenTransfers (db: Knex, hash: Buffer, limit: number): Promise<TokenTransferRecord[]> {
-  const rows = await preparedRows<TokenTransferRecord>(db, `select ${COLUMNS} from token_transfers tt ${JOINS}
+export async function listTransactionTokenTransfers (db: QueryDb, { hash, limit }: { hash: Buffer, limit: number }): Promise<TokenTransferRecord[]> {
+  const rows = await db.prepared.rows<TokenTransferRecord>(`select ${COLUMNS} from token_transfers tt ${JOINS}
     where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit + 1}`, [hash])
   return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
 }

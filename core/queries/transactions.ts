@@ -1,9 +1,8 @@
 // Transaction reads for the explorer APIs: keyset pages by (block, index),
 // the order of the (block_number, transaction_index) unique index.
-import type { Knex } from 'knex'
 import { PAGE_SIZE } from './page-size.ts'
-import { preparedRows } from './prepared.ts'
 import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type TransactionCursor = { blockNumber: number, index: number }
 
@@ -17,12 +16,12 @@ const pageOf = (where: string, limit: number) => `select ${TRANSACTION_JSON_COLU
 const BY_HASH = `select ${TRANSACTION_JSON_COLUMNS} from transactions t ${TRANSACTION_JSON_JOINS} where t.hash = $1`
 
 /** Newest first, after `cursor`; one more than asked, to tell whether another page follows. */
-export async function listTransactions (db: Knex, cursor: TransactionCursor | undefined, limit = PAGE_SIZE): Promise<TransactionJsonRow[]> {
+export async function listTransactions (db: QueryDb, { cursor, limit = PAGE_SIZE }: { cursor?: TransactionCursor, limit?: number }): Promise<TransactionJsonRow[]> {
   return cursor === undefined
-    ? await preparedRows<TransactionJsonRow>(db, pageOf('', limit + 1), [])
-    : await preparedRows<TransactionJsonRow>(db, pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
+    ? await db.prepared.rows<TransactionJsonRow>(pageOf('', limit + 1), [])
+    : await db.prepared.rows<TransactionJsonRow>(pageOf('where (block_number, transaction_index) < ($1, $2)', limit + 1), [cursor.blockNumber, cursor.index])
 }
 
-export async function findTransaction (db: Knex, hash: Buffer): Promise<TransactionJsonRow | undefined> {
-  return (await preparedRows<TransactionJsonRow>(db, BY_HASH, [hash]))[0]
+export async function findTransaction (db: QueryDb, hash: Buffer): Promise<TransactionJsonRow | undefined> {
+  return (await db.prepared.rows<TransactionJsonRow>(BY_HASH, [hash]))[0]
 }
