@@ -86,7 +86,14 @@ export type InternalTransactionRow = {
   created_contract: Hex | null
 }
 
-export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155'
+/**
+ * Token standards as Blockscout names them. The indexer recognises the first
+ * three (decode.ts); the others are named so that a client's filter for them
+ * is accepted, and finds nothing.
+ */
+export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
+
+export type TokenType = typeof TOKEN_TYPES[number]
 
 export type TokenTransferRow = {
   block_number: number

@@ -7,7 +7,6 @@ import type { Logger } from '../logger.ts'
 import { DatabaseChainMismatchError } from '../errors.ts'
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres.ts'
 import { migrationSource } from './migrations/index.ts'
-import { usePreparedStatementPool } from '../queries/prepared.ts'
 
 export const POOL_MAX = 10
 
@@ -62,7 +61,6 @@ export async function openDatabase ({ url, dataDir, log, poolMax = POOL_MAX }: D
   // right after ends them first, which is no failure.
   let closing = false
   prepared.on('error', (err) => { if (!closing) log.warn({ err: err.message }, 'an idle database connection failed') })
-  usePreparedStatementPool(db, prepared)
   return {
     knex: db,
     url: connection,

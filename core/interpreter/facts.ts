@@ -2,11 +2,11 @@
 // transaction, its input and logs decoded, and every address it touches
 // named (a verified contract's name, else its token's name or symbol, else
 // the public tag an operator gave it).
-import type { Knex } from 'knex'
 import { getAddress } from 'ethers'
 import type { Decoder, DecodedParameter } from '../decode/index.ts'
-import { findInterpretedTransaction, readAddresses, readTransactionParts, type InterpretedTransactionRow } from '../queries/interpretation.ts'
+import { type InterpretedTransactionRow } from '../queries/interpretation.ts'
 import type { AddressParam, InterpretationFacts, TokenFacts } from './types.ts'
+import type { Queries } from '../queries/index.ts'
 
 const hex = (bytes: Buffer | null): string | null => bytes === null ? null : '0x' + bytes.toString('hex')
 const ADDRESS_PARAM = /^0x[0-9a-fA-F]{40}$/
@@ -18,8 +18,8 @@ function parameterAddresses (parameters: readonly DecodedParameter[]): string[] 
   return parameters.filter((p) => p.type === 'address' && typeof p.value === 'string' && ADDRESS_PARAM.test(p.value)).map((p) => (p.value as string).toLowerCase())
 }
 
-async function nameAddresses (db: Knex, decoder: Decoder, addresses: Set<string>) {
-  const rows = await readAddresses(db, [...addresses])
+async function nameAddresses (queries: Queries, decoder: Decoder, addresses: Set<string>) {
+  const rows = await queries.readAddresses([...addresses])
   const named = new Map<string, AddressParam>()
   const tokens = new Map<string, TokenFacts>()
   await Promise.all(rows.map(async (r) => {
@@ -32,16 +32,16 @@ async function nameAddresses (db: Knex, decoder: Decoder, addresses: Set<string>
 }
 
 /** The facts of transaction `hash`, or undefined when it is not indexed. */
-export async function loadFacts (db: Knex, decoder: Decoder, hash: Buffer, coinSymbol: string): Promise<LoadedFacts | undefined> {
-  const row = await findInterpretedTransaction(db, hash)
-  return row === undefined ? undefined : await loadFactsOf(db, decoder, row, coinSymbol)
+export async function loadFacts (queries: Queries, decoder: Decoder, hash: Buffer, coinSymbol: string): Promise<LoadedFacts | undefined> {
+  const row = await queries.findInterpretedTransaction(hash)
+  return row === undefined ? undefined : await loadFactsOf(queries, decoder, row, coinSymbol)
 }
 
 /** The facts of a transaction already read. */
-export async function loadFactsOf (db: Knex, decoder: Decoder, row: InterpretedTransactionRow, coinSymbol: string): Promise<LoadedFacts> {
+export async function loadFactsOf (queries: Queries, decoder: Decoder, row: InterpretedTransactionRow, coinSymbol: string): Promise<LoadedFacts> {
   const hash = Buffer.from(row.hash.slice(2), 'hex')
   const [parts, decodedInput] = await Promise.all([
-    readTransactionParts(db, hash),
+    queries.readTransactionParts(hash),
     row.to !== null && row.to_is_contract ? decoder.decodeInput(row.to, row.input) : null
   ])
   const tokenTransfers = parts.transfers.map((t) => ({
@@ -66,7 +66,7 @@ export async function loadFactsOf (db: Knex, decoder: Decoder, row: InterpretedT
   for (const l of logs) addresses.add(l.address)
   for (const c of internalCalls) for (const a of [c.from, c.to, c.createdContract]) if (a !== null) addresses.add(a)
   for (const a of parameterAddresses(decodedInput?.parameters ?? [])) addresses.add(a)
-  const { named, tokens } = await nameAddresses(db, decoder, addresses)
+  const { named, tokens } = await nameAddresses(queries, decoder, addresses)
   return {
     row,
     facts: {

@@ -5,13 +5,14 @@
 import type { Knex } from 'knex'
 import { getAddress } from 'ethers'
 import type { Decoder } from '../decode/index.ts'
-import { findInterpretedTransaction, listAddressTransactionHashes, type AddressTransactionKey } from '../queries/interpretation.ts'
+import { type AddressTransactionKey } from '../queries/interpretation.ts'
 import { loadFacts, loadFactsOf, type LoadedFacts } from './facts.ts'
 import { summarize } from './summarize.ts'
 import { renderSummary } from './render.ts'
 import { bumpInterpretationGeneration, invalidateInterpretations, readCachedSummaries, writeCachedSummaries } from './cache.ts'
 import type { AddressParam, InterpretationFacts, Summary, TokenFacts } from './types.ts'
 import { tokenVariable } from './variables.ts'
+import type { Queries } from '../queries/index.ts'
 
 export { invalidateInterpretations, bumpInterpretationGeneration } from './cache.ts'
 export { summarize } from './summarize.ts'
@@ -23,7 +24,7 @@ export const INTERPRETATIONS_PAGE_SIZE = 20
 /** An interpretation lists at most this many logs and inner calls (Blockscout sends its interpreter 50). */
 const MAX_LISTED = 50
 
-export type InterpreterOptions = { db: Knex, decoder: Decoder, coinSymbol: string }
+export type InterpreterOptions = { db: Knex, queries: Queries, decoder: Decoder, coinSymbol: string }
 
 /** A summary answer: undefined for an unknown transaction, null for one that did not succeed (as Blockscout). */
 export type SummaryAnswer = Summary[] | null | undefined
@@ -74,7 +75,7 @@ function presentInterpretation ({ row, facts }: LoadedFacts, summaries: Summary[
   }
 }
 
-export function createInterpreter ({ db, decoder, coinSymbol }: InterpreterOptions): Interpreter {
+export function createInterpreter ({ db, queries, decoder, coinSymbol }: InterpreterOptions): Interpreter {
   /** Summaries of loaded facts: the cached ones when current, else written now and kept. */
   async function summariesOf (loaded: LoadedFacts): Promise<Summary[] | null> {
     if (loaded.facts.transaction.status !== 'ok') return null
@@ -86,7 +87,7 @@ export function createInterpreter ({ db, decoder, coinSymbol }: InterpreterOptio
   }
 
   async function interpretation (hash: string): Promise<Interpretation | undefined> {
-    const loaded = await loadFacts(db, decoder, Buffer.from(hash.slice(2), 'hex'), coinSymbol)
+    const loaded = await loadFacts(queries, decoder, Buffer.from(hash.slice(2), 'hex'), coinSymbol)
     return loaded === undefined ? undefined : presentInterpretation(loaded, await summariesOf(loaded), coinSymbol)
   }
 
@@ -96,13 +97,13 @@ export function createInterpreter ({ db, decoder, coinSymbol }: InterpreterOptio
       const cached = await readCachedSummaries(db, hash.toLowerCase())
       if (cached !== undefined) return cached
       // A failed transaction has no summary and none is cached: its row alone answers.
-      const row = await findInterpretedTransaction(db, Buffer.from(hash.slice(2), 'hex'))
+      const row = await queries.findInterpretedTransaction(Buffer.from(hash.slice(2), 'hex'))
       if (row === undefined || row.status !== 1) return row === undefined ? undefined : null
-      return await summariesOf(await loadFactsOf(db, decoder, row, coinSymbol))
+      return await summariesOf(await loadFactsOf(queries, decoder, row, coinSymbol))
     },
     interpretation,
     async addressInterpretations (address, cursor) {
-      const rows = await listAddressTransactionHashes(db, Buffer.from(address.slice(2), 'hex'), cursor, INTERPRETATIONS_PAGE_SIZE)
+      const rows = await queries.listAddressTransactionHashes({ address: Buffer.from(address.slice(2), 'hex'), cursor, limit: INTERPRETATIONS_PAGE_SIZE })
       const page = rows.slice(0, INTERPRETATIONS_PAGE_SIZE)
       // A transaction a reorg took since the page was read is left out.
       const items = (await Promise.all(page.map(async (r) => await interpretation('0x' + r.hash.toString('hex'))))).filter((i) => i !== undefined)

@@ -7,9 +7,10 @@
 // primary key. A cursor is a range of those indexes: no page reads the ones
 // before it.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { OWNER_COLUMNS, ownerJoin, type InstanceRecord } from './token-instances.ts'
 import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** Blockscout's order of the NFT types in these lists. */
 export const NFT_TYPES = ['ERC-721', 'ERC-1155', 'ERC-404']
@@ -87,10 +88,10 @@ function heldIdsSql (type: string, holder: Buffer, cursor: NftCursor | undefined
 }
 
 /** A page of the address's NFTs (one more than a page when another follows). */
-export async function listAddressNfts (db: Knex, holder: Buffer, types: string[] | undefined, cursor: NftCursor | undefined): Promise<NftRecord[]> {
+export async function listAddressNfts (db: QueryDb, { holder, types, cursor }: { holder: Buffer, types?: string[], cursor?: NftCursor }): Promise<NftRecord[]> {
   return await readAcrossTypes(types, cursor, async (type, from, limit) => {
     const ids = heldIdsSql(type, holder, from, limit)
-    const { rows } = await db.raw(`
+    const { rows } = await db.knex.raw(`
       select ${OWNER_COLUMNS}, i.value::text as value, row_to_json(t) as token
       from (${ids.sql}) i ${tokenJoin('i.token_address')} ${ownerJoin('i.token_address')}
       order by i.token_address, i.token_id desc`, ids.bindings)
@@ -120,10 +121,10 @@ function collectionsSql (type: string, holder: Buffer, cursor: CollectionCursor 
 type InstanceJson = Omit<HeldInstance, 'owner'> & { owner: string | null }
 
 /** A page of the address's NFT collections, each with its highest ids (one more than a page when another follows). */
-export async function listAddressNftCollections (db: Knex, holder: Buffer, types: string[] | undefined, cursor: CollectionCursor | undefined): Promise<CollectionRecord[]> {
+export async function listAddressNftCollections (db: QueryDb, { holder, types, cursor }: { holder: Buffer, types?: string[], cursor?: CollectionCursor }): Promise<CollectionRecord[]> {
   return await readAcrossTypes(types, cursor, async (type, from, limit) => {
     const collections = collectionsSql(type, holder, from, limit)
-    const { rows } = await db.raw(`
+    const { rows } = await db.knex.raw(`
       select c.amount::text as amount, row_to_json(t) as token, coalesce(x.instances, '[]') as instances
       from (${collections.sql}) c ${tokenJoin('c.token_address')}
       cross join lateral (

@@ -2,7 +2,7 @@
 // each count stops at TAB_COUNT_LIMIT rows (51 reads as "50+"), and each side
 // of an either-side match is its own limited index scan, so every count is a
 // few index probes however busy the address is.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 export const TAB_COUNT_LIMIT = 51
 
@@ -38,8 +38,8 @@ const COUNTS_SQL = `select
 
 const PLACEHOLDERS = COUNTS_SQL.split('?').length - 1
 
-export async function countAddressTabs (db: Knex, hash: Buffer): Promise<TabCounts> {
-  const { rows } = await db.raw(COUNTS_SQL, Array.from({ length: PLACEHOLDERS }, () => hash))
+export async function countAddressTabs (db: QueryDb, hash: Buffer): Promise<TabCounts> {
+  const { rows } = await db.knex.raw(COUNTS_SQL, Array.from({ length: PLACEHOLDERS }, () => hash))
   const row = rows[0] as Record<string, string>
   return {
     validations_count: Number(row.validations_count),
@@ -54,8 +54,8 @@ export async function countAddressTabs (db: Knex, hash: Buffer): Promise<TabCoun
 }
 
 /** Whether the index has seen the address: a row in addresses, or a clique signer (the signer is not the block's miner). */
-export async function isKnownAddress (db: Knex, hash: Buffer): Promise<boolean> {
-  const { rows } = await db.raw(`select exists (select 1 from addresses where hash = ?)
+export async function isKnownAddress (db: QueryDb, hash: Buffer): Promise<boolean> {
+  const { rows } = await db.knex.raw(`select exists (select 1 from addresses where hash = ?)
     or exists (select 1 from blocks where signer = ?) as known`, [hash, hash])
   return rows[0].known
 }

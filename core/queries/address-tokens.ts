@@ -2,8 +2,9 @@
 // token (the ERC-721 value is the number of ids) and per ERC-1155 id, read
 // from token_holdings (migration 3) in the order of token_holdings_holder_value.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { tokenFromJson, tokenJoin, type TokenJson, type TokenRecord } from './tokens.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type HoldingRecord = {
   id: string
@@ -20,14 +21,14 @@ const TOKEN_JOIN = tokenJoin('h.token_address')
 const normalise = (row: Omit<HoldingRecord, 'token'> & { token: TokenJson }): HoldingRecord => ({ ...row, token: tokenFromJson(row.token) })
 
 /** Everything the address holds, highest value first (Blockscout's token-balances is not paged). */
-export async function listTokenBalances (db: Knex, holder: Buffer): Promise<HoldingRecord[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from token_holdings h ${TOKEN_JOIN}
+export async function listTokenBalances (db: QueryDb, holder: Buffer): Promise<HoldingRecord[]> {
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from token_holdings h ${TOKEN_JOIN}
     where h.holder = ? and h.value > 0 order by h.value desc, h.id desc`, [holder])
   return rows.map(normalise)
 }
 
 /** A page of holdings after `cursor`, optionally of some token types only. */
-export async function listHoldings (db: Knex, holder: Buffer, types: string[] | undefined, cursor: HoldingCursor | undefined): Promise<HoldingRecord[]> {
+export async function listHoldings (db: QueryDb, { holder, types, cursor }: { holder: Buffer, types?: string[], cursor?: HoldingCursor }): Promise<HoldingRecord[]> {
   const bindings: Knex.RawBinding[] = [holder]
   let where = 'h.holder = ? and h.value > 0'
   if (cursor !== undefined) {
@@ -38,7 +39,7 @@ export async function listHoldings (db: Knex, holder: Buffer, types: string[] | 
     where += ` and h.token_type in (${types.map(() => '?').join(', ')})`
     bindings.push(...types)
   }
-  const { rows } = await db.raw(`select ${COLUMNS} from (
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from (
       select * from token_holdings h where ${where} order by h.value desc, h.id desc limit ${PAGE_SIZE + 1}
     ) h ${TOKEN_JOIN} order by h.value desc, h.id desc`, bindings)
   return rows.map(normalise)

@@ -1,10 +1,9 @@
 // Address reads for the explorer APIs. The addresses row holds the running
 // counters; the has_* flags are existence checks on indexed columns.
-import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
-import { preparedRows } from './prepared.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
 import type { TransactionCursor } from './transactions.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type AddressRecord = {
   coin_balance: string
@@ -31,8 +30,8 @@ export type AddressRecord = {
  * (100,000 blocks and as many logs for any other address); with the value it
  * reads the column's statistics and probes the index.
  */
-export async function findAddress (db: Knex, hash: Buffer): Promise<AddressRecord | undefined> {
-  const { rows } = await db.raw(`
+export async function findAddress (db: QueryDb, hash: Buffer): Promise<AddressRecord | undefined> {
+  const { rows } = await db.knex.raw(`
     select a.coin_balance::text, a.balance_block, a.contract_code, a.creation_transaction, a.creator,
       (select status from transactions t where t.hash = a.creation_transaction) as creation_status,
       a.transaction_count::text, a.token_transfer_count::text, a.gas_used::text,
@@ -46,8 +45,8 @@ export async function findAddress (db: Knex, hash: Buffer): Promise<AddressRecor
   return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }
 }
 
-export async function countValidatedBlocks (db: Knex, hash: Buffer): Promise<string> {
-  const row = await db('blocks').where('signer', hash).count({ n: '*' }).first()
+export async function countValidatedBlocks (db: QueryDb, hash: Buffer): Promise<string> {
+  const row = await db.knex('blocks').where('signer', hash).count({ n: '*' }).first()
   return String(row?.n ?? 0)
 }
 
@@ -58,10 +57,10 @@ export type AddressTransactionFilter = 'from' | 'to' | undefined
  * to, created) is read from its own index in key order and the three merged,
  * so a deep page costs what the first does.
  */
-export async function listAddressTransactions (db: Knex, hash: Buffer, filter: AddressTransactionFilter, cursor: TransactionCursor | undefined): Promise<TransactionJsonRow[]> {
+export async function listAddressTransactions (db: QueryDb, { hash, filter, cursor }: { hash: Buffer, filter: AddressTransactionFilter, cursor?: TransactionCursor }): Promise<TransactionJsonRow[]> {
   const sides = filter === 'from' ? ['"from"'] : filter === 'to' ? ['"to"', 'created_contract'] : ['"from"', '"to"', 'created_contract']
   // $1 is the address, $2 and $3 the cursor: every side shares them.
-  return await preparedRows<TransactionJsonRow>(db, addressPage(sides, cursor !== undefined),
+  return await db.prepared.rows<TransactionJsonRow>(addressPage(sides, cursor !== undefined),
     cursor === undefined ? [hash] : [hash, cursor.blockNumber, cursor.index])
 }
 

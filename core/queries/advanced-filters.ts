@@ -8,18 +8,19 @@
 // merged, and only the page's rows are joined to their blocks, transactions
 // and tokens. A deep page therefore reads what the first does.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { TOKEN_TYPES, type TokenType } from '../rows.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { epochColumn, hexColumn } from './columns.ts'
+import type { QueryDb } from './query-db.ts'
 
 export const ITEM_KINDS = ['coin_transfer', 'contract_interaction', 'contract_creation'] as const
 export type ItemKind = typeof ITEM_KINDS[number]
-export const FILTER_TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984'] as const
 
 export type AdvancedFilter = {
   /** Kinds of transactions and internal transactions wanted; none: no such items. */
   kinds: readonly ItemKind[]
   /** Token types of the transfers wanted; none: no transfers. */
-  tokenTypes: readonly string[]
+  tokenTypes: readonly TokenType[]
   /** 4-byte selectors of the items' transaction. */
   methods?: Buffer[]
   /** Block range the age bounds came to (resolveAge). */
@@ -190,13 +191,13 @@ function transferAfter (cursor: AdvancedFilterCursor): Part {
 
 function transferSource (f: AdvancedFilter, cursor: AdvancedFilterCursor | undefined): Source {
   const where = sharedConditions(f, 'x.amount', parentMethod)
-  if (f.tokenTypes.length < FILTER_TOKEN_TYPES.length) where.push(part('x.token_type = any(?)', f.tokenTypes as unknown as Knex.RawBinding))
+  if (f.tokenTypes.length < TOKEN_TYPES.length) where.push(part('x.token_type = any(?)', f.tokenTypes as unknown as Knex.RawBinding))
   if (f.tokensInclude !== undefined) where.push(part('x.token_address = any(?::bytea[])', any(f.tokensInclude)))
   if (f.tokensExclude !== undefined) where.push(part('x.token_address <> all(?::bytea[])', any(f.tokensExclude)))
   if (cursor !== undefined) where.push(transferAfter(cursor))
   const sides = addressSides(f) ??
     f.tokensInclude?.map((k) => part('x.token_address = ?', k)) ??
-    (f.tokenTypes.length < FILTER_TOKEN_TYPES.length ? f.tokenTypes.map((type) => part('x.token_type = ?', type)) : ALL)
+    (f.tokenTypes.length < TOKEN_TYPES.length ? f.tokenTypes.map((type) => part('x.token_type = ?', type)) : ALL)
   return {
     kind: TRANSFER,
     table: 'token_transfers',
@@ -239,12 +240,12 @@ const ITEM_COLUMNS = `p.kind, p.block_number, p.transaction_index, p.sub_index, 
 const PAGE_ORDER = 'block_number desc, transaction_index desc, kind, sub_index desc, batch_index desc'
 
 /** One page (and one item more) of the filter's items, after `cursor`. */
-export async function listAdvancedFilterItems (db: Knex, f: AdvancedFilter, cursor: AdvancedFilterCursor | undefined): Promise<AdvancedFilterRow[]> {
+export async function listAdvancedFilterItems (db: QueryDb, { filter: f, cursor }: { filter: AdvancedFilter, cursor?: AdvancedFilterCursor }): Promise<AdvancedFilterRow[]> {
   const selects = sources(f, cursor).flatMap(sideSelects)
   if (selects.length === 0) return []
   // union, not union all: an item an address matches on both sides comes once.
   const merged = `select * from (${selects.map((s) => s.sql).join(' union ')}) u order by ${PAGE_ORDER} limit ${LIMIT}`
-  const { rows } = await db.raw(`select ${ITEM_COLUMNS} from (${merged}) p
+  const { rows } = await db.knex.raw(`select ${ITEM_COLUMNS} from (${merged}) p
     join blocks b on b.number = p.block_number
     join transactions t on t.hash = p.transaction_hash
     left join tokens k on k.address = p.token_address
@@ -253,8 +254,8 @@ export async function listAdvancedFilterItems (db: Knex, f: AdvancedFilter, curs
 }
 
 /** The blocks whose timestamps fall within [from, to] (either open), or undefined when the bounds leave none. */
-export async function resolveAge (db: Knex, from: Date | undefined, to: Date | undefined): Promise<{ from: number, to: number } | undefined> {
-  const { rows } = await db.raw(`select
+export async function resolveAge (db: QueryDb, { from, to }: { from?: Date, to?: Date }): Promise<{ from: number, to: number } | undefined> {
+  const { rows } = await db.knex.raw(`select
     coalesce((select number from blocks where timestamp >= ? order by timestamp, number limit 1), -1) as first,
     coalesce((select number from blocks where timestamp <= ? order by timestamp desc, number desc limit 1), -1) as last`,
   [from ?? new Date(0), to ?? new Date('9999-12-31T23:59:59Z')])
@@ -264,8 +265,8 @@ export async function resolveAge (db: Knex, from: Date | undefined, to: Date | u
 }
 
 /** The tokens the filter names, for search_params. */
-export async function findFilterTokens (db: Knex, addresses: Buffer[]): Promise<Array<{ address: Buffer, type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number }>> {
+export async function findFilterTokens (db: QueryDb, addresses: Buffer[]): Promise<Array<{ address: Buffer, type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number }>> {
   if (addresses.length === 0) return []
-  const { rows } = await db.raw('select address, type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = any(?::bytea[])', [any(addresses)])
+  const { rows } = await db.knex.raw('select address, type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = any(?::bytea[])', [any(addresses)])
   return rows
 }

@@ -1,7 +1,7 @@
 // Blockscout's Etherscan-style block countdown: how many blocks until a given
 // one, and how long at the recent pace (core/queries/block-pace.ts).
-import type { Knex } from 'knex'
 import { readBlockPace } from './block-pace.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type BlockCountdown =
   | { kind: 'countdown', currentBlock: number, countdownBlock: bigint, remainingBlocks: bigint, estimateTimeS: number }
@@ -10,7 +10,7 @@ export type BlockCountdown =
   /** The block is already sealed (or is the newest one). */
   | { kind: 'passed' }
 
-export async function readBlockCountdown (db: Knex, target: bigint): Promise<BlockCountdown> {
+export async function readBlockCountdown (db: QueryDb, target: bigint): Promise<BlockCountdown> {
   const { head, blockTimeMs } = await readBlockPace(db)
   if (head === null || blockTimeMs === null) return { kind: 'indexing' }
   const remaining = target - BigInt(head)

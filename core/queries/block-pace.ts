@@ -4,8 +4,8 @@
 // genesis block is left out: its timestamp is when the chain was made (0 on
 // a test chain), not when it was sealed, and would make a young chain's pace
 // years long.
-import type { Knex } from 'knex'
 import { PACE_BLOCKS } from '../stats/chain-stats.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type BlockPace = {
   /** The newest indexed block; null when none is. */
@@ -20,7 +20,7 @@ const PACE_SQL = `
     case when count(*) < 2 then null else extract(epoch from max(timestamp) - min(timestamp)) * 1000 / (count(*) - 1) end::float8 as block_time_ms
   from newest`
 
-export async function readBlockPace (db: Knex): Promise<BlockPace> {
-  const { rows: [row] } = await db.raw<{ rows: Array<{ head: number | null, block_time_ms: number | null }> }>(PACE_SQL)
+export async function readBlockPace (db: QueryDb): Promise<BlockPace> {
+  const { rows: [row] } = await db.knex.raw<{ rows: Array<{ head: number | null, block_time_ms: number | null }> }>(PACE_SQL)
   return { head: row?.head ?? null, blockTimeMs: row?.block_time_ms ?? null }
 }

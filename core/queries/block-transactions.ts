@@ -1,15 +1,15 @@
 // A block's own lists: its transactions in index order, filtered by
 // Blockscout's transaction types, read from the (block_number,
 // transaction_index) unique index.
-import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type BlockKey = { number: number } | { hash: Buffer }
 
 /** The number of an indexed block, or undefined. */
-export async function findBlockNumber (db: Knex, key: BlockKey): Promise<number | undefined> {
-  const row = await db('blocks').where('number' in key ? { number: key.number } : { hash: key.hash }).first('number')
+export async function findBlockNumber (db: QueryDb, key: BlockKey): Promise<number | undefined> {
+  const row = await db.knex('blocks').where('number' in key ? { number: key.number } : { hash: key.hash }).first('number')
   return row === undefined ? undefined : Number(row.number)
 }
 
@@ -29,9 +29,9 @@ const TYPE_PREDICATES: Record<TransactionType, string> = {
 }
 
 /** The block's transactions after `afterIndex`, in index order: one more than a page. */
-export async function listBlockTransactions (db: Knex, blockNumber: number, type: TransactionType | undefined, afterIndex: number): Promise<TransactionJsonRow[]> {
+export async function listBlockTransactions (db: QueryDb, { blockNumber, type, afterIndex }: { blockNumber: number, type?: TransactionType, afterIndex: number }): Promise<TransactionJsonRow[]> {
   const filter = type === undefined ? '' : `and ${TYPE_PREDICATES[type]}`
-  const { rows } = await db.raw(`select ${TRANSACTION_JSON_COLUMNS} from (
+  const { rows } = await db.knex.raw(`select ${TRANSACTION_JSON_COLUMNS} from (
       select * from transactions t where t.block_number = ? and t.transaction_index > ? ${filter} order by t.transaction_index limit ?
     ) t ${TRANSACTION_JSON_JOINS} order by t.transaction_index`, [blockNumber, afterIndex, PAGE_SIZE + 1])
   return rows

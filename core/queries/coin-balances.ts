@@ -1,8 +1,8 @@
 // Coin balance history of an address: one row per block that changed its
 // balance, with the change, newest first, read backwards along the
 // coin_balances primary key (address, block_number).
-import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type CoinBalanceRecord = {
   block_number: number
@@ -21,8 +21,8 @@ export const COIN_BALANCE_HISTORY_DAYS = 10
  * The transaction is the block's first one from or to the address that moved
  * value or paid gas, else the first internal transaction that moved value.
  */
-export async function listCoinBalanceHistory (db: Knex, address: Buffer, before: number | undefined): Promise<CoinBalanceRecord[]> {
-  const { rows } = await db.raw(`
+export async function listCoinBalanceHistory (db: QueryDb, { address, before }: { address: Buffer, before?: number }): Promise<CoinBalanceRecord[]> {
+  const { rows } = await db.knex.raw(`
     select c.block_number, c.value::text, (c.value - coalesce(p.value, 0))::text as delta, b.timestamp,
       coalesce(
         (select t.hash from transactions t where t.block_number = c.block_number and (t."from" = c.address or t."to" = c.address)
@@ -46,8 +46,8 @@ export type DailyBalance = { date: string, value: string }
  * days, oldest first, as Blockscout reports it: the last day carries the
  * latest balance and today is added with it when the address did not move today.
  */
-export async function listDailyBalances (db: Knex, address: Buffer, now = new Date()): Promise<DailyBalance[]> {
-  const { rows } = await db.raw(`
+export async function listDailyBalances (db: QueryDb, { address, now = new Date() }: { address: Buffer, now?: Date }): Promise<DailyBalance[]> {
+  const { rows } = await db.knex.raw(`
     select to_char(date_trunc('day', b.timestamp at time zone 'UTC'), 'YYYY-MM-DD') as date, max(c.value)::text as value
     from coin_balances c join blocks b on b.number = c.block_number
     where c.address = ? and c.block_number >= coalesce((select number from blocks
@@ -55,7 +55,7 @@ export async function listDailyBalances (db: Knex, address: Buffer, now = new Da
       order by timestamp limit 1), 9223372036854775807)
     group by 1 order by 1`, [address, now])
   if (rows.length === 0) return []
-  const { rows: latest } = await db.raw(`
+  const { rows: latest } = await db.knex.raw(`
     select to_char(b.timestamp at time zone 'UTC', 'YYYY-MM-DD') as date, c.value::text as value
     from coin_balances c join blocks b on b.number = c.block_number
     where c.address = ? order by c.block_number desc limit 1`, [address])

@@ -2,9 +2,9 @@
 // an address's transactions and internal transactions in Etherscan's shapes
 // (every number a decimal string, absent addresses ""), paged by
 // etherscan-page.ts over the address's own indexes.
-import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import { readMergedPage, type PageWindow } from './etherscan-page.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** The listed-frame predicate of the partial indexes (migration 2026_11_21_3), as written there. */
 const LISTED = '(trace_index > 0 or type <> \'call\')'
@@ -16,8 +16,8 @@ const CONFIRMATIONS = (block: string) => `((select max(number) from blocks) - ${
 const EPOCH = (column: string) => `extract(epoch from ${column})::bigint::text`
 
 /** The current coin balance of each address the index has seen (wei, as text); an unseen one has none. */
-export async function readCoinBalances (db: Knex, addresses: Buffer[]): Promise<Map<string, string>> {
-  const { rows } = await db.raw('select hash, coin_balance::text as balance from addresses where hash = any(?)', [addresses])
+export async function readCoinBalances (db: QueryDb, addresses: Buffer[]): Promise<Map<string, string>> {
+  const { rows } = await db.knex.raw('select hash, coin_balance::text as balance from addresses where hash = any(?)', [addresses])
   return new Map(rows.map((r: { hash: Buffer, balance: string }) => [r.hash.toString('hex'), r.balance]))
 }
 
@@ -58,7 +58,7 @@ export const selectFields = (fields: Record<string, string>): string =>
 const inRange = 'block_number between ? and ?'
 
 /** The transactions from, to or creating `address` in the block range. */
-export async function listAccountTransactions (db: Knex, address: Buffer, range: BlockRange, window: PageWindow): Promise<AccountTransaction[]> {
+export async function listAccountTransactions (db: QueryDb, { address, range, window }: { address: Buffer, range: BlockRange, window: PageWindow }): Promise<AccountTransaction[]> {
   const bindings = [address, range.from, range.to]
   return await readMergedPage<AccountTransaction>(db, {
     table: 'transactions',
@@ -112,7 +112,7 @@ const INTERNAL_KEYS = ['block_number', 'transaction_index', 'trace_index']
  * range: each read from its own index (the listed partial indexes, the
  * transaction's, the created contracts').
  */
-export async function listAccountInternalTransactions (db: Knex, selection: InternalSelection, window: PageWindow): Promise<AccountInternalTransaction[]> {
+export async function listAccountInternalTransactions (db: QueryDb, { selection, window }: { selection: InternalSelection, window: PageWindow }): Promise<AccountInternalTransaction[]> {
   const joins = 'join blocks b on b.number = i.block_number'
   if ('transaction' in selection) {
     return await readMergedPage(db, {

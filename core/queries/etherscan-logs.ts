@@ -7,6 +7,7 @@
 import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import { readMergedPage, type PageWindow } from './etherscan-page.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** A topic condition: position and value, joined to the one before by `and` or `or`. */
 export type TopicFilter = { position: 0 | 1 | 2 | 3, value: Buffer, join: 'and' | 'or' }
@@ -47,7 +48,7 @@ function topicCondition (topics: TopicFilter[]): { sql: string, bindings: Buffer
   return { sql, bindings: topics.map((t) => t.value) }
 }
 
-export async function listEtherscanLogs (db: Knex, selection: LogSelection, window: PageWindow): Promise<EtherscanLogRow[]> {
+export async function listEtherscanLogs (db: QueryDb, { selection, window }: { selection: LogSelection, window: PageWindow }): Promise<EtherscanLogRow[]> {
   const where = ['block_number between ? and ?']
   const bindings: Knex.RawBinding[] = [selection.from, selection.to]
   if (selection.address !== undefined) {

@@ -6,6 +6,7 @@
 // offset, at most 10,000) bounds what a request reads, however long the
 // chain or busy the address.
 import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 export type SortOrder = 'asc' | 'desc'
 
@@ -44,9 +45,9 @@ export function mergedPageSql ({ table, sides, keys, window }: MergedPage): { sq
  * `select <fields> from (<page>) <alias> <joins> order by <keys>`: the
  * joins run for the page's rows only.
  */
-export async function readMergedPage<Row> (db: Knex, page: MergedPage, alias: string, fields: string, joins: string): Promise<Row[]> {
+export async function readMergedPage<Row> (db: QueryDb, page: MergedPage, alias: string, fields: string, joins: string): Promise<Row[]> {
   const { sql, bindings } = mergedPageSql(page)
   const order = page.keys.map((k) => `${alias}.${k} ${page.window.sort}`).join(', ')
-  const { rows } = await db.raw(`select ${fields} from (${sql}) ${alias} ${joins} order by ${order}`, bindings)
+  const { rows } = await db.knex.raw(`select ${fields} from (${sql}) ${alias} ${joins} order by ${order}`, bindings)
   return rows as Row[]
 }

@@ -1,10 +1,10 @@
 // The Etherscan-style account module's token reads: an address's (or a token
 // contract's) ERC-20, ERC-721 and ERC-1155 transfers in Etherscan's three
 // shapes, and an ERC-20 balance from the running sums the indexer keeps.
-import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import { TRANSACTION_FIELDS, selectFields, type BlockRange } from './etherscan-account.ts'
 import { readMergedPage, type PageWindow } from './etherscan-page.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type TransferStandard = 'ERC-20' | 'ERC-721' | 'ERC-1155'
 
@@ -79,8 +79,7 @@ export type TransferSelection = { address?: Buffer, token?: Buffer, range: Block
  * only a token, the token's index. An ERC-1155 batch is a row per id, as
  * Etherscan lists it.
  */
-export async function listAccountTokenTransfers (db: Knex, standard: TransferStandard, selection: TransferSelection,
-  window: PageWindow): Promise<Array<Record<string, string>>> {
+export async function listAccountTokenTransfers (db: QueryDb, { standard, selection, window }: { standard: TransferStandard, selection: TransferSelection, window: PageWindow }): Promise<Array<Record<string, string>>> {
   const { address, token: tokenAddress, range } = selection
   const narrow = `token_type = ? and block_number between ? and ?${tokenAddress === undefined ? '' : ' and token_address = ?'}`
   const narrowing = [standard, range.from, range.to, ...(tokenAddress === undefined ? [] : [tokenAddress])]
@@ -96,8 +95,8 @@ export async function listAccountTokenTransfers (db: Knex, standard: TransferSta
 }
 
 /** An address's balance of an ERC-20 token (wei of the token, as text): "0" when it never held any. */
-export async function readTokenBalance (db: Knex, tokenAddress: Buffer, holder: Buffer): Promise<string> {
+export async function readTokenBalance (db: QueryDb, { tokenAddress, holder }: { tokenAddress: Buffer, holder: Buffer }): Promise<string> {
   // ERC-20 balances are kept under token id -1 (migration 2026_11_21_2).
-  const { rows } = await db.raw('select value::text from token_balances where token_address = ? and holder = ? and token_id = -1', [tokenAddress, holder])
+  const { rows } = await db.knex.raw('select value::text from token_balances where token_address = ? and holder = ? and token_id = -1', [tokenAddress, holder])
   return rows[0]?.value ?? '0'
 }

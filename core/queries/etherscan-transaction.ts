@@ -1,11 +1,11 @@
 // The Etherscan-style transaction and stats modules' reads: a transaction's
 // outcome, and the coin's supply.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 export type TransactionOutcome = { status: number, error: string | null }
 
-export async function findTransactionOutcome (db: Knex, hash: Buffer): Promise<TransactionOutcome | undefined> {
-  const { rows } = await db.raw('select status, error from transactions where hash = ?', [hash])
+export async function findTransactionOutcome (db: QueryDb, hash: Buffer): Promise<TransactionOutcome | undefined> {
+  const { rows } = await db.knex.raw('select status, error from transactions where hash = ?', [hash])
   return rows[0]
 }
 
@@ -18,8 +18,8 @@ export async function findTransactionOutcome (db: Knex, hash: Buffer): Promise<T
  * summed by the indexer as it stores blocks; during a bulk load those sums
  * wait for its end, and so does this figure).
  */
-export async function readCoinSupply (db: Knex): Promise<string> {
-  const { rows } = await db.raw(`select ((select coalesce(sum(value), 0) from coin_balances where block_number = 0)
+export async function readCoinSupply (db: QueryDb): Promise<string> {
+  const { rows } = await db.knex.raw(`select ((select coalesce(sum(value), 0) from coin_balances where block_number = 0)
     - (select coalesce(sum(burnt_fees), 0) from stats_daily))::text as supply`)
   return rows[0].supply
 }

@@ -2,15 +2,14 @@
 // each parent's page is read by a lateral subquery from the index that
 // matches the connection's order (see graphql-page.ts), so a page of 50
 // transactions with their internal transactions costs two statements.
-import type { Knex } from 'knex'
 import { hexColumn } from './columns.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../rows.ts'
-import { groupByParent, keysetClause, toPage, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
-import { preparedRaw } from './prepared.ts'
+import { groupByParent, keysetClause, toPageRows, type KeysetPage, type KeyValue, type PageRows } from './graphql-page.ts'
 import {
   ALL_TRANSACTION_COLUMN_GROUPS, addressColumns, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
   type GraphqlAddress, type GraphqlTransaction, type TransactionColumnGroup
 } from './graphql-records.ts'
+import type { QueryDb } from './query-db.ts'
 
 type Keyset = ReturnType<typeof keysetClause>
 type Parented<T> = T & { parent_key: string }
@@ -20,12 +19,12 @@ export const TOKEN_TRANSFER_KEY = ['block_number', 'log_index', 'batch_index']
 export const INTERNAL_TRANSACTION_KEY = ['trace_index']
 export const LOG_KEY = ['log_index']
 
-async function pagePerParent<T> (db: Knex, parents: readonly string[], page: KeysetPage, keyColumns: string[],
+async function pagePerParent<T> (db: QueryDb, parents: readonly string[], page: KeysetPage, keyColumns: string[],
   inner: (k: Keyset) => { sql: string, bindings: KeyValue[] }): Promise<Array<PageRows<Parented<T>>>> {
   const keys = parents.map((p) => p.toLowerCase())
   const k = keysetClause(keyColumns, page)
   const { sql, bindings } = inner(k)
-  const rows = await preparedRaw(db, `select p0.key as parent_key, x.* from ${HEX_KEYS} cross join lateral (${sql}) x
+  const rows = await db.prepared.raw(`select p0.key as parent_key, x.* from ${HEX_KEYS} cross join lateral (${sql}) x
     order by p0.ord, ${k.orderBy}`, [keys, ...bindings])
   return groupByParent(keys, rows as Array<Parented<T>>, page)
 }
@@ -49,8 +48,7 @@ function addressTransactionsPage (k: Keyset, groups: readonly TransactionColumnG
 }
 
 /** Where the address is the sender, the recipient or the created contract. */
-export async function listAddressTransactions (db: Knex, addresses: readonly string[], page: KeysetPage,
-  groups: readonly TransactionColumnGroup[] = ALL_TRANSACTION_COLUMN_GROUPS): Promise<Array<PageRows<GraphqlTransaction>>> {
+export async function listAddressTransactions (db: QueryDb, { addresses, page, groups = ALL_TRANSACTION_COLUMN_GROUPS }: { addresses: readonly string[], page: KeysetPage, groups?: readonly TransactionColumnGroup[] }): Promise<Array<PageRows<GraphqlTransaction>>> {
   return await pagePerParent<GraphqlTransaction>(db, addresses, page, ADDRESS_TRANSACTION_KEY, (k) => addressTransactionsPage(k, groups))
 }
 
@@ -63,14 +61,13 @@ const ADDRESS_ROW = 'row_number() over () = 1'
  * `address(hash) { transactions { ... } }` asks for, without a second round
  * trip to the database. Undefined for an unknown address.
  */
-export async function findAddressWithTransactions (db: Knex, address: string, page: KeysetPage,
-  groups: readonly TransactionColumnGroup[]): Promise<{ address: GraphqlAddress, transactions: PageRows<GraphqlTransaction> } | undefined> {
+export async function findAddressWithTransactions (db: QueryDb, { address, page, groups }: { address: string, page: KeysetPage, groups: readonly TransactionColumnGroup[] }): Promise<{ address: GraphqlAddress, transactions: PageRows<GraphqlTransaction> } | undefined> {
   const k = keysetClause(ADDRESS_TRANSACTION_KEY, page)
   const inner = addressTransactionsPage(k, groups)
   // The address's columns, under names no transaction column has, are filled
   // on one row only: on every row they were a third of the fields the gateway
   // parsed for a page (a null costs the parser nothing).
-  const rows = await preparedRaw(db, `select ${addressColumns(ADDRESS_PREFIX, ADDRESS_ROW)}, x.*
+  const rows = await db.prepared.raw(`select ${addressColumns(ADDRESS_PREFIX, ADDRESS_ROW)}, x.*
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes left join lateral (${inner.sql}) x on true
     order by ${k.orderBy}`, [[address.toLowerCase()], ...inner.bindings]) as Array<Record<string, unknown>>
   if (rows.length === 0) return undefined
@@ -79,10 +76,10 @@ export async function findAddressWithTransactions (db: Knex, address: string, pa
   const first = rows[0]!
   // No transaction: the one row is the address's, with nulls from the empty join.
   const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
-  return { address: found as GraphqlAddress, transactions: toPage(transactions, page) }
+  return { address: found as GraphqlAddress, transactions: toPageRows(transactions, page) }
 }
 
-export async function listAddressTokenTransfers (db: Knex, addresses: readonly string[], page: KeysetPage): Promise<Array<PageRows<TokenTransferRow>>> {
+export async function listAddressTokenTransfers (db: QueryDb, { addresses, page }: { addresses: readonly string[], page: KeysetPage }): Promise<Array<PageRows<TokenTransferRow>>> {
   return await pagePerParent<TokenTransferRow>(db, addresses, page, TOKEN_TRANSFER_KEY, (k) => {
     const merged = mergedSides('token_transfers', TOKEN_TRANSFER_COLUMNS, ['"from"', '"to"'], TOKEN_TRANSFER_KEY, k)
     // The sides select presented columns: read them back by their output names.
@@ -90,7 +87,7 @@ export async function listAddressTokenTransfers (db: Knex, addresses: readonly s
   })
 }
 
-export async function listTokenTransfers (db: Knex, token: string, page: KeysetPage): Promise<PageRows<TokenTransferRow>> {
+export async function listTokenTransfers (db: QueryDb, { token, page }: { token: string, page: KeysetPage }): Promise<PageRows<TokenTransferRow>> {
   const [pageRows] = await pagePerParent<TokenTransferRow>(db, [token], page, TOKEN_TRANSFER_KEY, (k) => ({
     sql: `select ${TOKEN_TRANSFER_COLUMNS} from token_transfers where token_address = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit}`,
     bindings: k.bindings
@@ -99,7 +96,7 @@ export async function listTokenTransfers (db: Knex, token: string, page: KeysetP
 }
 
 /** The calls below each transaction's own (trace index 0 is the transaction itself). */
-export async function listInternalTransactions (db: Knex, transactions: readonly string[], page: KeysetPage): Promise<Array<PageRows<InternalTransactionRow>>> {
+export async function listInternalTransactions (db: QueryDb, { transactions, page }: { transactions: readonly string[], page: KeysetPage }): Promise<Array<PageRows<InternalTransactionRow>>> {
   return await pagePerParent<InternalTransactionRow>(db, transactions, page, INTERNAL_TRANSACTION_KEY, (k) => ({
     sql: `select ${INTERNAL_TRANSACTION_COLUMNS}
       from internal_transactions where transaction_hash = pb.bytes and trace_index > 0${k.where} order by ${k.orderBy} limit ${k.limit}`,
@@ -107,7 +104,7 @@ export async function listInternalTransactions (db: Knex, transactions: readonly
   }))
 }
 
-export async function listTransactionLogs (db: Knex, transactions: readonly string[], page: KeysetPage): Promise<Array<PageRows<LogRow>>> {
+export async function listTransactionLogs (db: QueryDb, { transactions, page }: { transactions: readonly string[], page: KeysetPage }): Promise<Array<PageRows<LogRow>>> {
   return await pagePerParent<LogRow>(db, transactions, page, LOG_KEY, (k) => ({
     sql: `select block_number::int as block_number, log_index, ${hexColumn('transaction_hash')} as transaction_hash, transaction_index,
         ${hexColumn('address')} as address, ${hexColumn('topic0')} as topic0, ${hexColumn('topic1')} as topic1,

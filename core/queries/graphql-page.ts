@@ -48,7 +48,7 @@ export function keysetClause (columns: string[], page: KeysetPage): { where: str
 }
 
 /** Trims the probe row and puts a backwards read back in connection order. */
-export function toPage<T> (scanned: T[], page: KeysetPage): PageRows<T> {
+export function toPageRows<T> (scanned: T[], page: KeysetPage): PageRows<T> {
   const rows = scanned.slice(0, page.limit)
   if (page.fromEnd) rows.reverse()
   return { rows, hasMore: scanned.length > page.limit }
@@ -58,5 +58,5 @@ export function toPage<T> (scanned: T[], page: KeysetPage): PageRows<T> {
 export function groupByParent<T extends { parent_key: string }> (keys: string[], rows: T[], page: KeysetPage): Array<PageRows<T>> {
   const byKey = new Map<string, T[]>(keys.map((k) => [k, []]))
   for (const row of rows) byKey.get(row.parent_key)?.push(row)
-  return keys.map((k) => toPage(byKey.get(k)!, page))
+  return keys.map((k) => toPageRows(byKey.get(k)!, page))
 }

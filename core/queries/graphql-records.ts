@@ -1,15 +1,14 @@
 // Rows by key for the GraphQL loaders: one statement per batch of keys. Rows
 // come back in the indexer's row shapes (0x-hex strings, decimal strings), so
 // rows read here and rows the indexer announces after a commit present alike.
-import type { Knex } from 'knex'
-import type { BlockRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../rows.ts'
-import { epochColumn, hexColumn } from './columns.ts'
-import { preparedRaw } from './prepared.ts'
+import type { Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../rows.ts'
+import { BLOCK_COLUMNS, hexColumn, type BlockColumnsRow } from './columns.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** Parent keys as a relation `p(key, bytes)`: 0x-hex text in, bytea to join on. */
 export const HEX_KEYS = 'unnest(?::text[]) with ordinality p0(key, ord) cross join lateral (select decode(substr(p0.key, 3), \'hex\') as bytes) pb'
 
-export type GraphqlBlock = Omit<BlockRow, 'extra_data'>
+export type GraphqlBlock = BlockColumnsRow
 
 export type GraphqlTransaction = TransactionRow & { block_hash: Hex }
 
@@ -25,12 +24,6 @@ export type GraphqlAddress = {
 }
 
 export type GraphqlToken = Omit<TokenRow, 'first_block' | 'updated_block'> & { holder_count: number }
-
-export const BLOCK_COLUMNS = `b.number::int as number, ${hexColumn('b.hash')} as hash, ${hexColumn('b.parent_hash')} as parent_hash,
-  ${epochColumn('b.timestamp')} as timestamp, ${hexColumn('b.miner')} as miner, ${hexColumn('b.signer')} as signer,
-  b.gas_limit::text as gas_limit, b.gas_used::text as gas_used, b.base_fee_per_gas::text as base_fee_per_gas, b.size,
-  ${hexColumn('b.nonce')} as nonce, b.difficulty::text as difficulty, b.total_difficulty::text as total_difficulty,
-  b.transaction_count, b.internal_transaction_count`
 
 /**
  * An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart
@@ -98,40 +91,40 @@ function inOrder<T> (wanted: readonly string[], rows: T[], keyOf: (row: T) => st
   return wanted.map((k) => byKey.get(k.toLowerCase()))
 }
 
-export async function findBlocksByNumber (db: Knex, numbers: readonly number[]): Promise<Array<GraphqlBlock | undefined>> {
-  const rows = await preparedRaw(db, `select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
+export async function findBlocksByNumber (db: QueryDb, numbers: readonly number[]): Promise<Array<GraphqlBlock | undefined>> {
+  const rows = await db.prepared.raw(`select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
   const byNumber = new Map((rows as GraphqlBlock[]).map((r) => [r.number, r]))
   return numbers.map((n) => byNumber.get(n))
 }
 
-export async function findTransactionsByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlTransaction | undefined>> {
-  const rows = await preparedRaw(db, `select ${TRANSACTION_COLUMNS} from ${HEX_KEYS}
+export async function findTransactionsByHash (db: QueryDb, hashes: readonly string[]): Promise<Array<GraphqlTransaction | undefined>> {
+  const rows = await db.prepared.raw(`select ${TRANSACTION_COLUMNS} from ${HEX_KEYS}
     join transactions t on t.hash = pb.bytes join blocks b on b.number = t.block_number`, [keys(hashes)])
   return inOrder(hashes, rows as GraphqlTransaction[], (r) => r.hash)
 }
 
-export async function findAddressesByHash (db: Knex, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
-  const rows = await preparedRaw(db, `select ${addressColumns()} from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
+export async function findAddressesByHash (db: QueryDb, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
+  const rows = await db.prepared.raw(`select ${addressColumns()} from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
   return inOrder(hashes, rows as GraphqlAddress[], (r) => r.hash)
 }
 
 /** Each address's contract code (null for none or an unknown address). */
-export async function findContractCodes (db: Knex, hashes: readonly string[]): Promise<Array<Hex | null>> {
-  const rows = await preparedRaw(db, `select ${hexColumn('a.hash')} as hash, ${hexColumn('a.contract_code')} as code
+export async function findContractCodes (db: QueryDb, hashes: readonly string[]): Promise<Array<Hex | null>> {
+  const rows = await db.prepared.raw(`select ${hexColumn('a.hash')} as hash, ${hexColumn('a.contract_code')} as code
     from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
   return inOrder(hashes, rows as Array<{ hash: string, code: Hex | null }>, (r) => r.hash).map((r) => r?.code ?? null)
 }
 
-export async function findTokensByAddress (db: Knex, addresses: readonly string[]): Promise<Array<GraphqlToken | undefined>> {
-  const rows = await preparedRaw(db, `select ${hexColumn('k.address')} as address, k.type, k.name, k.symbol, k.decimals,
+export async function findTokensByAddress (db: QueryDb, addresses: readonly string[]): Promise<Array<GraphqlToken | undefined>> {
+  const rows = await db.prepared.raw(`select ${hexColumn('k.address')} as address, k.type, k.name, k.symbol, k.decimals,
       k.total_supply::text as total_supply, k.holder_count
     from ${HEX_KEYS} join tokens k on k.address = pb.bytes`, [keys(addresses)])
   return inOrder(addresses, rows as GraphqlToken[], (r) => r.address)
 }
 
 /** Whether any call below a transaction's own failed (Blockscout's has_error_in_internal_transactions). */
-export async function findInternalErrors (db: Knex, hashes: readonly string[]): Promise<boolean[]> {
-  const rows = await preparedRaw(db, `select p0.key, exists (select 1 from internal_transactions i
+export async function findInternalErrors (db: QueryDb, hashes: readonly string[]): Promise<boolean[]> {
+  const rows = await db.prepared.raw(`select p0.key, exists (select 1 from internal_transactions i
       where i.transaction_hash = pb.bytes and i.trace_index > 0 and i.error is not null) as failed
     from ${HEX_KEYS}`, [keys(hashes)])
   const byKey = new Map((rows as Array<{ key: string, failed: boolean }>).map((r) => [r.key, r.failed]))
@@ -139,15 +132,15 @@ export async function findInternalErrors (db: Knex, hashes: readonly string[]): 
 }
 
 /** One call of a transaction by its depth-first index, for Relay's node(id). */
-export async function findInternalTransaction (db: Knex, hash: string, index: number): Promise<InternalTransactionRow | undefined> {
-  const { rows } = await db.raw(`select ${INTERNAL_TRANSACTION_COLUMNS} from internal_transactions
+export async function findInternalTransaction (db: QueryDb, { hash, index }: { hash: string, index: number }): Promise<InternalTransactionRow | undefined> {
+  const { rows } = await db.knex.raw(`select ${INTERNAL_TRANSACTION_COLUMNS} from internal_transactions
     where transaction_hash = decode(?, 'hex') and trace_index = ?`, [hash.slice(2).toLowerCase(), index])
   return rows[0]
 }
 
 /** One token transfer by its log (and position in an ERC-1155 batch), for Relay's node(id). */
-export async function findTokenTransfer (db: Knex, hash: string, logIndex: number, batchIndex: number): Promise<TokenTransferRow | undefined> {
-  const { rows } = await db.raw(`select ${TOKEN_TRANSFER_COLUMNS} from token_transfers
+export async function findTokenTransfer (db: QueryDb, { hash, logIndex, batchIndex }: { hash: string, logIndex: number, batchIndex: number }): Promise<TokenTransferRow | undefined> {
+  const { rows } = await db.knex.raw(`select ${TOKEN_TRANSFER_COLUMNS} from token_transfers
     where transaction_hash = decode(?, 'hex') and log_index = ? and batch_index = ?`, [hash.slice(2).toLowerCase(), logIndex, batchIndex])
   return rows[0]
 }

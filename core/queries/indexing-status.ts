@@ -7,7 +7,7 @@
 // Ours follows the chain forward, so the tip is the node's head less the few
 // blocks a following indexer is normally behind (TIP_LAG_BLOCKS): a backfill
 // far behind reads as unfinished, a sub-second lag at the tip does not.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 /** Blocks the indexer may trail the node's head by and still count as caught up. */
 export const TIP_LAG_BLOCKS = 5
@@ -44,8 +44,8 @@ export function indexingStatus (stored: StoredBlocks, nodeHead: number): Indexin
   }
 }
 
-export async function readIndexingStatus (db: Knex, nodeHead: number): Promise<IndexingStatus> {
-  const { rows: [row] } = await db.raw<{ rows: Array<{ count: number, lowest: number | null, highest: number | null }> }>(
+export async function readIndexingStatus (db: QueryDb, nodeHead: number): Promise<IndexingStatus> {
+  const { rows: [row] } = await db.knex.raw<{ rows: Array<{ count: number, lowest: number | null, highest: number | null }> }>(
     'select count(*)::float8 as count, min(number)::float8 as lowest, max(number)::float8 as highest from blocks')
   return indexingStatus({ count: row?.count ?? 0, lowest: row?.lowest ?? null, highest: row?.highest ?? null }, nodeHead)
 }

@@ -2,7 +2,8 @@
 // lists leave out a transaction's own top-level call; the partial indexes of
 // migration 2026_11_21_3 hold exactly the listed rows in list order.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** The partial indexes' predicate, written as in the migration so the planner matches it. */
 const LISTED = '(trace_index > 0 or type <> \'call\')'
@@ -42,8 +43,8 @@ const OUTER_ORDER = {
 }
 
 /** `inner` picks the page's rows from an index; the joins then run for those rows only. */
-async function select (db: Knex, inner: string, order: keyof typeof OUTER_ORDER, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${OUTER_ORDER[order]}`, bindings)
+async function select (db: QueryDb, inner: string, order: keyof typeof OUTER_ORDER, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${OUTER_ORDER[order]}`, bindings)
   return rows.map((r: InternalTransactionRecord) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
@@ -52,7 +53,7 @@ const before = (cursor: InternalTransactionCursor | undefined) => cursor === und
   : { sql: 'and (block_number, transaction_index, trace_index) < (?, ?, ?)', bindings: [cursor.blockNumber, cursor.transactionIndex, cursor.index] }
 
 /** Every listed frame of the chain (or of one transaction), newest first: one more than a page. */
-export async function listInternalTransactions (db: Knex, transaction: Buffer | undefined, cursor: InternalTransactionCursor | undefined): Promise<InternalTransactionRecord[]> {
+export async function listInternalTransactions (db: QueryDb, { transaction, cursor }: { transaction?: Buffer, cursor?: InternalTransactionCursor }): Promise<InternalTransactionRecord[]> {
   const after = before(cursor)
   const where = transaction === undefined ? '' : 'and transaction_hash = ?'
   const bindings = transaction === undefined ? after.bindings : [transaction, ...after.bindings]
@@ -60,13 +61,13 @@ export async function listInternalTransactions (db: Knex, transaction: Buffer | 
 }
 
 /** A transaction's listed frames in call order, after trace index `afterIndex`. */
-export async function listTransactionInternalTransactions (db: Knex, hash: Buffer, afterIndex: number): Promise<InternalTransactionRecord[]> {
+export async function listTransactionInternalTransactions (db: QueryDb, { hash, afterIndex }: { hash: Buffer, afterIndex: number }): Promise<InternalTransactionRecord[]> {
   return await select(db, `select * from internal_transactions where transaction_hash = ? and trace_index > ? and ${LISTED}
     order by trace_index limit ${PAGE_SIZE + 1}`, 'asc', [hash, afterIndex])
 }
 
 /** A block's listed frames in execution order, after (transaction index, trace index). */
-export async function listBlockInternalTransactions (db: Knex, blockNumber: number, after: { transactionIndex: number, index: number } | undefined): Promise<InternalTransactionRecord[]> {
+export async function listBlockInternalTransactions (db: QueryDb, { blockNumber, after }: { blockNumber: number, after?: { transactionIndex: number, index: number } }): Promise<InternalTransactionRecord[]> {
   const where = after === undefined ? '' : 'and (transaction_index, trace_index) > (?, ?)'
   const bindings = after === undefined ? [blockNumber] : [blockNumber, after.transactionIndex, after.index]
   return await select(db, `select * from internal_transactions where block_number = ? ${where} and ${LISTED}
@@ -80,7 +81,7 @@ export type AddressInternalFilter = 'from' | 'to' | undefined
  * from its own index in list order and the sides merged (a frame from an
  * address to itself counts once).
  */
-export async function listAddressInternalTransactions (db: Knex, address: Buffer, filter: AddressInternalFilter, cursor: InternalTransactionCursor | undefined): Promise<InternalTransactionRecord[]> {
+export async function listAddressInternalTransactions (db: QueryDb, { address, filter, cursor }: { address: Buffer, filter: AddressInternalFilter, cursor?: InternalTransactionCursor }): Promise<InternalTransactionRecord[]> {
   const after = before(cursor)
   const limit = PAGE_SIZE + 1
   const sides = [
@@ -99,8 +100,8 @@ export type TraceFrameRecord = Pick<InternalTransactionRecord, 'trace_index' | '
 }
 
 /** Every frame of a transaction (its own call included), depth first. */
-export async function listTraceFrames (db: Knex, hash: Buffer): Promise<TraceFrameRecord[]> {
-  return await db('internal_transactions').where('transaction_hash', hash).orderBy('trace_index')
-    .select('trace_index', 'type', 'from', 'to', 'created_contract', db.raw('value::text as value'), db.raw('gas::text as gas'),
-      db.raw('gas_used::text as gas_used'), 'input', 'output', 'error', 'trace_address')
+export async function listTraceFrames (db: QueryDb, hash: Buffer): Promise<TraceFrameRecord[]> {
+  return await db.knex('internal_transactions').where('transaction_hash', hash).orderBy('trace_index')
+    .select('trace_index', 'type', 'from', 'to', 'created_contract', db.knex.raw('value::text as value'), db.knex.raw('gas::text as gas'),
+      db.knex.raw('gas_used::text as gas_used'), 'input', 'output', 'error', 'trace_address')
 }

@@ -1,10 +1,10 @@
 // What the interpreter reads of one transaction: the transaction, its token
 // transfers, logs and inner calls, and the addresses and tokens they touch.
-import type { Knex } from 'knex'
 import { epochColumn, hexColumn } from './columns.ts'
-import { listTransactionTokenTransfers } from './transactions.ts'
+import { listTransactionTokenTransfers } from './token-transfers.ts'
 import { listTransactionLogs } from './logs.ts'
 import { listTransactionInternalTransactions } from './internal-transactions.ts'
+import type { QueryDb } from './query-db.ts'
 
 /** Transfers read for a summary: enough to count an airdrop's recipients; past this a summary counts what it read. */
 export const MAX_INTERPRETED_TRANSFERS = 500
@@ -27,8 +27,8 @@ export type InterpretedTransactionRow = {
 
 export type AddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
 
-export async function findInterpretedTransaction (db: Knex, hash: Buffer): Promise<InterpretedTransactionRow | undefined> {
-  const { rows } = await db.raw(`select ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash, t.transaction_index,
+export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Promise<InterpretedTransactionRow | undefined> {
+  const { rows } = await db.knex.raw(`select ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash, t.transaction_index,
       ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to", ${hexColumn('t.created_contract')} as created_contract,
       t.value::text, t.status, t.error, ${epochColumn('b.timestamp')} as timestamp, ${hexColumn('t.input')} as input,
       exists (select 1 from addresses a where a.hash = t."to" and a.contract_code is not null) as to_is_contract
@@ -36,19 +36,19 @@ export async function findInterpretedTransaction (db: Knex, hash: Buffer): Promi
   return rows[0]
 }
 
-export async function readTransactionParts (db: Knex, hash: Buffer) {
+export async function readTransactionParts (db: QueryDb, hash: Buffer) {
   const [transfers, logs, calls] = await Promise.all([
-    listTransactionTokenTransfers(db, hash, MAX_INTERPRETED_TRANSFERS),
-    listTransactionLogs(db, hash, -1),
-    listTransactionInternalTransactions(db, hash, -1)
+    listTransactionTokenTransfers(db, { hash, limit: MAX_INTERPRETED_TRANSFERS }),
+    listTransactionLogs(db, { hash, afterIndex: -1 }),
+    listTransactionInternalTransactions(db, { hash, afterIndex: -1 })
   ])
   return { transfers: transfers.slice(0, MAX_INTERPRETED_TRANSFERS), logs, calls }
 }
 
 /** Whether each address has code, the token it is, if one, and its public tag. */
-export async function readAddresses (db: Knex, addresses: readonly string[]): Promise<AddressRow[]> {
+export async function readAddresses (db: QueryDb, addresses: readonly string[]): Promise<AddressRow[]> {
   if (addresses.length === 0) return []
-  const { rows } = await db.raw(`select ${hexColumn('h.hash')} as hash, coalesce(a.contract_code is not null, false) as is_contract,
+  const { rows } = await db.knex.raw(`select ${hexColumn('h.hash')} as hash, coalesce(a.contract_code is not null, false) as is_contract,
       k.type as token_type, k.name as token_name, k.symbol as token_symbol, k.decimals as token_decimals, p.name as tag
     from unnest(?::bytea[]) h(hash)
       left join addresses a on a.hash = h.hash
@@ -63,12 +63,12 @@ export type AddressTransactionKey = { blockNumber: number, index: number }
  * The transactions `address` sent, received or created, newest first, after
  * the cursor: one more than `limit`, to tell whether there is a next page.
  */
-export async function listAddressTransactionHashes (db: Knex, address: Buffer, cursor: AddressTransactionKey | undefined, limit: number): Promise<Array<{ hash: Buffer, block_number: number, transaction_index: number }>> {
+export async function listAddressTransactionHashes (db: QueryDb, { address, cursor, limit }: { address: Buffer, cursor?: AddressTransactionKey, limit: number }): Promise<Array<{ hash: Buffer, block_number: number, transaction_index: number }>> {
   const after = cursor === undefined ? '' : 'and (block_number, transaction_index) < (?, ?)'
   const bindings = cursor === undefined ? [] : [cursor.blockNumber, cursor.index]
   const side = (column: string) => `(select hash, block_number, transaction_index from transactions
     where ${column} = ? ${after} order by block_number desc, transaction_index desc limit ${limit + 1})`
-  const { rows } = await db.raw(`select hash, block_number::int as block_number, transaction_index from (
+  const { rows } = await db.knex.raw(`select hash, block_number::int as block_number, transaction_index from (
       ${side('"from"')} union ${side('"to"')} union ${side('created_contract')}
     ) t order by block_number desc, transaction_index desc limit ${limit + 1}`,
   [address, ...bindings, address, ...bindings, address, ...bindings])

@@ -1,7 +1,8 @@
 // Event logs for the explorer APIs: a transaction's in log order (index
 // logs_transaction), an address's newest first (index logs_address).
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type LogRecord = {
   block_number: number
@@ -32,13 +33,13 @@ const JOINS = `join blocks b on b.number = l.block_number
   left join addresses la on la.hash = l.address
   left join addresses ta on ta.hash = t."to"`
 
-async function select (db: Knex, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<LogRecord[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) l ${JOINS} ${order}`, bindings)
+async function select (db: QueryDb, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<LogRecord[]> {
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) l ${JOINS} ${order}`, bindings)
   return rows.map((r: LogRecord) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
 /** A transaction's logs after log index `afterIndex`: one more than a page. */
-export async function listTransactionLogs (db: Knex, hash: Buffer, afterIndex: number): Promise<LogRecord[]> {
+export async function listTransactionLogs (db: QueryDb, { hash, afterIndex }: { hash: Buffer, afterIndex: number }): Promise<LogRecord[]> {
   return await select(db, `select * from logs where transaction_hash = ? and log_index > ? order by log_index limit ${PAGE_SIZE + 1}`,
     'order by l.log_index', [hash, afterIndex])
 }
@@ -48,7 +49,7 @@ export async function listTransactionLogs (db: Knex, hash: Buffer, afterIndex: n
  * in any topic position (as Blockscout filters), checked while reading the
  * address's index.
  */
-export async function listAddressLogs (db: Knex, address: Buffer, topic: Buffer | undefined, cursor: LogCursor | undefined): Promise<LogRecord[]> {
+export async function listAddressLogs (db: QueryDb, { address, topic, cursor }: { address: Buffer, topic?: Buffer, cursor?: LogCursor }): Promise<LogRecord[]> {
   const where = ['address = ?']
   const bindings: Knex.RawBinding[] = [address]
   if (topic !== undefined) {

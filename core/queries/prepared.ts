@@ -21,7 +21,6 @@ import type pg from 'pg'
 type PgConnection = { query (config: { name: string, text: string, values: unknown[] }): Promise<{ rows: unknown[] }> }
 
 const names = new Map<string, string>()
-const pools = new WeakMap<Knex, pg.Pool>()
 
 function statementName (text: string): string {
   let name = names.get(text)
@@ -32,27 +31,42 @@ function statementName (text: string): string {
   return name
 }
 
-/**
- * Prepared statements through `db` run on `pool` (its owner ends it). A knex
- * transaction is an object of its own, never registered: its statements run
- * on its connection, whose session knex set up.
- */
-export function usePreparedStatementPool (db: Knex, pool: pg.Pool): void {
-  pools.set(db, pool)
+export type PreparedStatements = {
+  /** The rows of `text` (with $1, $2... placeholders) run as a named prepared statement. */
+  rows<Row>(text: string, values: unknown[]): Promise<Row[]>
+  /** The same for a text with knex raw's `?` placeholders. */
+  raw<Row>(sql: string, bindings: readonly unknown[]): Promise<Row[]>
 }
 
-/** The rows of `text` (with $1, $2... placeholders) run as a named prepared statement. */
-export async function preparedRows<Row> (db: Knex, text: string, values: unknown[]): Promise<Row[]> {
-  const config = { name: statementName(text), text, values }
-  const pool = pools.get(db)
-  if (pool !== undefined) return (await pool.query(config)).rows as Row[]
-  const connection = await db.client.acquireConnection() as PgConnection
-  try {
-    const { rows } = await connection.query(config)
-    return rows as Row[]
-  } finally {
-    await db.client.releaseConnection(connection)
+export type PreparedStatementsOptions = {
+  knex: Knex
+  /** The pool of generic-plan sessions (core/db/index.ts); without one, statements run on knex's connections. */
+  pool?: pg.Pool
+}
+
+/**
+ * Named prepared statements on `pool`, or on `knex`'s connection when there is
+ * none: a knex transaction passed as `knex` runs them on its own connection,
+ * whose session knex set up.
+ */
+export function createPreparedStatements ({ knex, pool }: PreparedStatementsOptions): PreparedStatements {
+  async function rows<Row> (text: string, values: unknown[]): Promise<Row[]> {
+    const config = { name: statementName(text), text, values }
+    if (pool !== undefined) return (await pool.query(config)).rows as Row[]
+    const connection = await knex.client.acquireConnection() as PgConnection
+    try {
+      return (await connection.query(config)).rows as Row[]
+    } finally {
+      await knex.client.releaseConnection(connection)
+    }
   }
+  async function raw<Row> (sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+    const { text, count } = nativeText(sql)
+    if (count !== bindings.length) throw new Error(`Expected ${count} bindings, saw ${bindings.length}`)
+    if (bindings.includes(undefined)) throw new Error('Undefined binding(s) detected when compiling RAW query')
+    return await rows<Row>(text, [...bindings])
+  }
+  return { rows, raw }
 }
 
 const nativeTexts = new Map<string, { text: string, count: number }>()
@@ -74,12 +88,4 @@ export function nativeText (sql: string): { text: string, count: number } {
     nativeTexts.set(sql, native)
   }
   return native
-}
-
-/** A query with knex raw's `?` placeholders run as a named prepared statement. */
-export async function preparedRaw<Row> (db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
-  const { text, count } = nativeText(sql)
-  if (count !== bindings.length) throw new Error(`Expected ${count} bindings, saw ${bindings.length}`)
-  if (bindings.includes(undefined)) throw new Error('Undefined binding(s) detected when compiling RAW query')
-  return await preparedRows<Row>(db, text, [...bindings])
 }

@@ -3,7 +3,7 @@
 // with it. Tokens are paged by (holder_count desc, address): each page is
 // the prefix indexes on lower(name) and lower(symbol), filtered past the
 // cursor, so a later page costs what the first does.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 export type BlockHit = { number: number, hash: Buffer, timestamp: Date }
 export type TransactionHit = { hash: Buffer, timestamp: Date }
@@ -40,7 +40,7 @@ export function classifyQuery (q: string): { number: number } | { hash: Buffer }
 }
 
 /** The block, transaction or address the query names, if the index has it. */
-export async function findExactHits (db: Knex, q: string): Promise<ExactHit[]> {
+export async function findExactHits (db: QueryDb, q: string): Promise<ExactHit[]> {
   const key = classifyQuery(q)
   if (key === undefined) return []
   if ('address' in key) {
@@ -62,24 +62,24 @@ export async function findExactHits (db: Knex, q: string): Promise<ExactHit[]> {
   ]
 }
 
-export async function findBlockHit (db: Knex, key: { number: number } | { hash: Buffer }): Promise<BlockHit | undefined> {
-  const row = await db('blocks').where('number' in key ? { number: key.number } : { hash: key.hash }).first('number', 'hash', 'timestamp')
+export async function findBlockHit (db: QueryDb, key: { number: number } | { hash: Buffer }): Promise<BlockHit | undefined> {
+  const row = await db.knex('blocks').where('number' in key ? { number: key.number } : { hash: key.hash }).first('number', 'hash', 'timestamp')
   return row === undefined ? undefined : { number: Number(row.number), hash: row.hash, timestamp: row.timestamp }
 }
 
-export async function findTransactionHit (db: Knex, hash: Buffer): Promise<TransactionHit | undefined> {
-  const { rows } = await db.raw('select t.hash, b.timestamp from transactions t join blocks b on b.number = t.block_number where t.hash = ?', [hash])
+export async function findTransactionHit (db: QueryDb, hash: Buffer): Promise<TransactionHit | undefined> {
+  const { rows } = await db.knex.raw('select t.hash, b.timestamp from transactions t join blocks b on b.number = t.block_number where t.hash = ?', [hash])
   return rows[0]
 }
 
 /** An address the index has seen (it has an addresses row). */
-export async function findAddressHit (db: Knex, hash: Buffer): Promise<AddressHit | undefined> {
-  const { rows } = await db.raw('select hash, contract_code is not null as is_contract from addresses where hash = ?', [hash])
+export async function findAddressHit (db: QueryDb, hash: Buffer): Promise<AddressHit | undefined> {
+  const { rows } = await db.knex.raw('select hash, contract_code is not null as is_contract from addresses where hash = ?', [hash])
   return rows[0]
 }
 
-async function findTokenHit (db: Knex, address: Buffer): Promise<TokenHit | undefined> {
-  const { rows } = await db.raw('select address, name, symbol, type, total_supply::text, holder_count, true as exact from tokens where address = ?', [address])
+async function findTokenHit (db: QueryDb, address: Buffer): Promise<TokenHit | undefined> {
+  const { rows } = await db.knex.raw('select address, name, symbol, type, total_supply::text, holder_count, true as exact from tokens where address = ?', [address])
   return rows[0]
 }
 
@@ -87,13 +87,13 @@ async function findTokenHit (db: Knex, address: Buffer): Promise<TokenHit | unde
 const likePrefix = (text: string): string => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`) + '%'
 
 /** Tokens whose name or symbol starts with `text` (any case), most held first, after `cursor`; one more than `limit`. */
-export async function searchTokens (db: Knex, text: string, cursor: TokenSearchCursor | undefined, limit: number): Promise<TokenHit[]> {
+export async function searchTokens (db: QueryDb, { text, cursor, limit }: { text: string, cursor?: TokenSearchCursor, limit: number }): Promise<TokenHit[]> {
   // PostgreSQL text cannot hold a NUL, so no name or symbol has one (and the query could not be sent).
   if (text.includes('\u0000')) return []
   const prefix = likePrefix(text)
   const after = cursor === undefined ? '' : 'and (holder_count < ? or (holder_count = ? and address > ?))'
   const bindings = cursor === undefined ? [] : [cursor.holderCount, cursor.holderCount, cursor.address]
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select address, name, symbol, type, total_supply::text, holder_count,
       coalesce(lower(name) = lower(?), false) or coalesce(lower(symbol) = lower(?), false) as exact
     from tokens

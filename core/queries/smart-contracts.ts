@@ -2,12 +2,12 @@
 // deployed code, the code that created it (the creating transaction's input,
 // or the create frame's input for a contract made by another contract), and
 // counts of contracts for the counters.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
 
 export type ContractRecord = { code: Buffer, creation_code: Buffer | null }
 
-export async function findContract (db: Knex, address: Buffer): Promise<ContractRecord | undefined> {
-  const { rows } = await db.raw(`
+export async function findContract (db: QueryDb, address: Buffer): Promise<ContractRecord | undefined> {
+  const { rows } = await db.knex.raw(`
     select a.contract_code as code, coalesce(
       (select t.input from transactions t where t.hash = a.creation_transaction and t.created_contract = a.hash),
       (select i.input from internal_transactions i where i.created_contract = a.hash
@@ -20,8 +20,8 @@ export async function findContract (db: Knex, address: Buffer): Promise<Contract
 export type ContractCounts = { contracts: string, new_contracts_24h: string }
 
 /** All contracts, and those created in the 24 hours before `now` (index-only scans of addresses_contracts_by_creation). */
-export async function countContracts (db: Knex, now = new Date()): Promise<ContractCounts> {
-  const { rows } = await db.raw(`select
+export async function countContracts (db: QueryDb, now = new Date()): Promise<ContractCounts> {
+  const { rows } = await db.knex.raw(`select
     (select count(*) from addresses where contract_code is not null)::text as contracts,
     (select count(*) from addresses where contract_code is not null and creation_block >= coalesce(
       (select number from blocks where timestamp >= ?::timestamptz - interval '24 hours' order by timestamp limit 1),
@@ -32,8 +32,8 @@ export async function countContracts (db: Knex, now = new Date()): Promise<Contr
 export type ContractCreation = { address: string, creator: string | null, transaction: string | null, block: number | null, timestamp: number | null }
 
 /** Who created each of `addresses` (0x-hex) and in which transaction; contracts only, in the order asked. */
-export async function findContractCreations (db: Knex, addresses: string[]): Promise<ContractCreation[]> {
-  const { rows } = await db.raw(`
+export async function findContractCreations (db: QueryDb, addresses: string[]): Promise<ContractCreation[]> {
+  const { rows } = await db.knex.raw(`
     select '0x' || encode(a.hash, 'hex') as address, '0x' || encode(a.creator, 'hex') as creator,
       '0x' || encode(a.creation_transaction, 'hex') as transaction, a.creation_block as block,
       (select extract(epoch from b.timestamp)::bigint from blocks b where b.number = a.creation_block) as timestamp

@@ -4,9 +4,9 @@
 // coinbase's tip included, which per-block balance rows cannot give. Token
 // balances come from the index: the transfers before the transaction summed,
 // then this transaction's transfers applied.
-import type { Knex } from 'knex'
 import type { RpcClient } from '../rpc/client.ts'
-import type { TokenTransferRow } from './token-transfers.ts'
+import type { TokenTransferRecord } from './token-transfers.ts'
+import type { QueryDb } from './query-db.ts'
 
 const ZERO_ADDRESS = '00'.repeat(20)
 
@@ -20,7 +20,7 @@ export type TokenChange = {
   address: Buffer
   is_contract: boolean
   is_miner: boolean
-  token: TokenTransferRow
+  token: TokenTransferRecord
   token_id: string | null
   before: bigint
   after: bigint
@@ -33,9 +33,9 @@ export type StateChanges = { coin: CoinChange[], token: TokenChange[] }
 type TransactionPosition = { block_number: string, transaction_index: number, miner: Buffer, from: Buffer, to: Buffer | null }
 
 /** Undefined when the transaction is not indexed. */
-export async function readStateChanges (db: Knex, rpc: RpcClient, hash: Buffer, transfers: TokenTransferRow[]): Promise<StateChanges | undefined> {
+export async function readStateChanges (db: QueryDb, { rpc, hash, transfers }: { rpc: RpcClient, hash: Buffer, transfers: TokenTransferRecord[] }): Promise<StateChanges | undefined> {
   // The tip goes to the block's author: on clique the signer (the header's miner is the zero address).
-  const { rows } = await db.raw(`select t.block_number, t.transaction_index, coalesce(b.signer, b.miner) as miner, t."from", t."to"
+  const { rows } = await db.knex.raw(`select t.block_number, t.transaction_index, coalesce(b.signer, b.miner) as miner, t."from", t."to"
     from transactions t join blocks b on b.number = t.block_number where t.hash = ?`, [hash])
   const tx = rows[0] as TransactionPosition | undefined
   if (tx === undefined) return undefined
@@ -74,7 +74,7 @@ function coinChanges (diff: PrestateDiff, tx: TransactionPosition): CoinChange[]
 }
 
 /** Per holder and token (and id for ERC-1155), in the order the transfers came; the zero address (mint and burn) is no holder. */
-function tokenChanges (transfers: TokenTransferRow[]): TokenChange[] {
+function tokenChanges (transfers: TokenTransferRecord[]): TokenChange[] {
   const changes = new Map<string, TokenChange>()
   for (const t of transfers) {
     for (const [holder, direction, sign] of [[t.from, 'from', -1n], [t.to, 'to', 1n]] as const) {
@@ -95,9 +95,9 @@ function tokenChanges (transfers: TokenTransferRow[]): TokenChange[] {
 }
 
 /** Sets `before` (the sum of earlier transfers) and turns `after` from this transaction's net into the balance after it. */
-async function fillTokenBalancesBefore (db: Knex, tx: TransactionPosition, changes: TokenChange[]): Promise<void> {
+async function fillTokenBalancesBefore (db: QueryDb, tx: TransactionPosition, changes: TokenChange[]): Promise<void> {
   if (changes.length === 0) return
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select k.n, coalesce((
       select sum(case when tt."to" = k.holder then tt.amount else 0 end) - sum(case when tt."from" = k.holder then tt.amount else 0 end)
       from token_transfers tt
@@ -116,8 +116,8 @@ async function fillTokenBalancesBefore (db: Knex, tx: TransactionPosition, chang
   }
 }
 
-async function contractAddresses (db: Knex, addresses: Buffer[]): Promise<Set<string>> {
+async function contractAddresses (db: QueryDb, addresses: Buffer[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set()
-  const rows = await db('addresses').whereIn('hash', addresses).whereNotNull('contract_code').select('hash')
+  const rows = await db.knex('addresses').whereIn('hash', addresses).whereNotNull('contract_code').select('hash')
   return new Set(rows.map((r: { hash: Buffer }) => r.hash.toString('hex')))
 }

@@ -2,9 +2,9 @@
 // its owner from token_balances. Blockscout keeps a row per instance; here
 // the ids are read from token_transfers_token_id by a loose index scan (one
 // index probe per id), so a deep page costs what the first does.
-import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import type { HolderRecord } from './tokens.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type InstanceRecord = {
   token_id: string
@@ -39,9 +39,9 @@ export const ownerJoin = (token: string): string => `
 const OWNER_JOIN = ownerJoin('?')
 
 /** Instances below `before` (all when undefined), highest id first; one more than a page. */
-export async function listTokenInstances (db: Knex, token: Buffer, before: string | undefined): Promise<InstanceRecord[]> {
+export async function listTokenInstances (db: QueryDb, { token, before }: { token: Buffer, before?: string }): Promise<InstanceRecord[]> {
   const below = before === undefined ? '' : 'and token_id < ?::numeric'
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     with recursive ids (token_id) as (
       (select token_id from token_transfers where token_address = ? and token_id is not null ${below} order by token_id desc limit 1)
       union all
@@ -55,9 +55,9 @@ export async function listTokenInstances (db: Knex, token: Buffer, before: strin
 }
 
 /** The instances `holder` holds now, highest id first (the primary key of token_balances in reverse). */
-export async function listHolderInstances (db: Knex, token: Buffer, holder: Buffer, before: string | undefined): Promise<InstanceRecord[]> {
+export async function listHolderInstances (db: QueryDb, { token, holder, before }: { token: Buffer, holder: Buffer, before?: string }): Promise<InstanceRecord[]> {
   const below = before === undefined ? '' : 'and token_id < ?::numeric'
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select ${OWNER_COLUMNS} from (
       select token_id from token_balances where token_address = ? and holder = ? and token_id >= 0 and value > 0 ${below}
       order by token_id desc limit ${PAGE_SIZE + 1}
@@ -67,8 +67,8 @@ export async function listHolderInstances (db: Knex, token: Buffer, holder: Buff
 }
 
 /** One instance, or undefined when no transfer of the token named the id. */
-export async function findTokenInstance (db: Knex, token: Buffer, tokenId: string): Promise<InstanceRecord | undefined> {
-  const { rows } = await db.raw(`
+export async function findTokenInstance (db: QueryDb, { token, tokenId }: { token: Buffer, tokenId: string }): Promise<InstanceRecord | undefined> {
+  const { rows } = await db.knex.raw(`
     select ${OWNER_COLUMNS} from (
       select token_id from token_transfers where token_address = ? and token_id = ?::numeric limit 1
     ) i ${OWNER_JOIN}`, [token, tokenId, token])
@@ -76,9 +76,9 @@ export async function findTokenInstance (db: Knex, token: Buffer, tokenId: strin
 }
 
 /** The holders of one id, most units first, after (value, holder); one more than a page. */
-export async function listInstanceHolders (db: Knex, token: Buffer, tokenId: string, cursor: { value: string, holder: Buffer } | undefined): Promise<HolderRecord[]> {
+export async function listInstanceHolders (db: QueryDb, { token, tokenId, cursor }: { token: Buffer, tokenId: string, cursor?: { value: string, holder: Buffer } }): Promise<HolderRecord[]> {
   const after = cursor === undefined ? '' : 'and (b.value, b.holder) < (?::numeric, ?)'
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select b.holder, b.token_id::text, b.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
     from (select * from token_balances b where b.token_address = ? and b.token_id = ?::numeric and b.token_id >= 0 and b.value > 0 ${after}
       order by b.value desc, b.holder desc limit ${PAGE_SIZE + 1}) b
@@ -88,15 +88,15 @@ export async function listInstanceHolders (db: Knex, token: Buffer, tokenId: str
 }
 
 /** Transfers that moved the id (an ERC-1155 batch once per item naming it). */
-export async function countInstanceTransfers (db: Knex, token: Buffer, tokenId: string): Promise<number> {
-  const { rows } = await db.raw('select count(*)::int as n from token_transfers where token_address = ? and token_id = ?::numeric', [token, tokenId])
+export async function countInstanceTransfers (db: QueryDb, { token, tokenId }: { token: Buffer, tokenId: string }): Promise<number> {
+  const { rows } = await db.knex.raw('select count(*)::int as n from token_transfers where token_address = ? and token_id = ?::numeric', [token, tokenId])
   return rows[0].n
 }
 
 /** The instances of (token, id) pairs in one statement, in the order asked: a page of ERC-1155 holdings carries them all. */
-export async function findTokenInstances (db: Knex, pairs: Array<{ token: Buffer, tokenId: string }>): Promise<InstanceRecord[]> {
+export async function findTokenInstances (db: QueryDb, pairs: Array<{ token: Buffer, tokenId: string }>): Promise<InstanceRecord[]> {
   if (pairs.length === 0) return []
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select ${OWNER_COLUMNS} from unnest(?::bytea[], ?::numeric[]) with ordinality as i(token_address, token_id, position)
     ${ownerJoin('i.token_address')}
     order by i.position`, [pairs.map((p) => p.token), pairs.map((p) => p.tokenId)])

@@ -2,15 +2,38 @@
 // Lists run in (block, log index, batch index) order, newest first, except a
 // transaction's own transfers, which run in log order as Blockscout shows them.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
-import type { TokenTransferRecord } from './transactions.ts'
+import type { TokenType } from '../rows.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { QueryDb } from './query-db.ts'
 
-export type TokenTransferRow = TokenTransferRecord & { batch_index: number }
+/** A transfer with its block, token and parties, as the REST lists show it. */
+export type TokenTransferRecord = {
+  transaction_hash: Buffer
+  block_number: number
+  block_hash: Buffer
+  timestamp: Date
+  log_index: number
+  /** Position inside an ERC-1155 TransferBatch; 0 otherwise. */
+  batch_index: number
+  token_address: Buffer
+  token_type: string
+  from: Buffer
+  to: Buffer
+  amount: string
+  token_id: string | null
+  name: string | null
+  symbol: string | null
+  decimals: number | null
+  total_supply: string | null
+  holder_count: number
+  /** The first 4 bytes of the transaction's input (its method selector; fewer for a short input): a page of an airdrop's transfers must not read its whole calldata once per row. */
+  method_id: Buffer
+  from_is_contract: boolean
+  to_is_contract: boolean
+}
 
 /** Exclusive keyset position; batchIndex BEFORE_ALL / AFTER_ALL passes a whole log. */
 export type TokenTransferCursor = { blockNumber: number, logIndex: number, batchIndex: number }
-
-export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404' | 'ERC-7984'
 
 const COLUMNS = `tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.batch_index, tt.token_address,
   tt.token_type, tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text,
@@ -27,9 +50,9 @@ const DESC = 'order by block_number desc, log_index desc, batch_index desc'
 const OUTER_DESC = 'order by tt.block_number desc, tt.log_index desc, tt.batch_index desc'
 const LIMIT = PAGE_SIZE + 1
 
-async function select (db: Knex, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRow[]> {
-  const { rows } = await db.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
-  return rows.map((r: TokenTransferRow) => ({ ...r, block_number: Number(r.block_number) }))
+async function select (db: QueryDb, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRecord[]> {
+  const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
+  return rows.map((r: TokenTransferRecord) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
 function before (cursor: TokenTransferCursor | undefined) {
@@ -43,7 +66,7 @@ function before (cursor: TokenTransferCursor | undefined) {
  * separately in index order and merged: every side is an index scan of at
  * most a page, whatever the depth.
  */
-async function mergeSides (db: Knex, sides: Array<{ where: string, bindings: Knex.RawBinding[] }>, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+async function mergeSides (db: QueryDb, sides: Array<{ where: string, bindings: Knex.RawBinding[] }>, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRecord[]> {
   const after = before(cursor)
   if (sides.length === 1) {
     const [side] = sides
@@ -54,18 +77,18 @@ async function mergeSides (db: Knex, sides: Array<{ where: string, bindings: Kne
 }
 
 /** Every transfer of the chain, or of the given token types. */
-export async function listTokenTransfers (db: Knex, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+export async function listTokenTransfers (db: QueryDb, { types, cursor }: { types?: TokenType[], cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   const sides = types === undefined ? [{ where: 'true', bindings: [] }] : types.map((type) => ({ where: 'token_type = ?', bindings: [type] }))
   return await mergeSides(db, sides, cursor)
 }
 
 /** The transfers of one token contract. */
-export async function listTokenContractTransfers (db: Knex, token: Buffer, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+export async function listTokenContractTransfers (db: QueryDb, { token, cursor }: { token: Buffer, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   return await mergeSides(db, [{ where: 'token_address = ?', bindings: [token] }], cursor)
 }
 
 /** The transfers that moved one id of a token (token_transfers_token_id). */
-export async function listInstanceTransfers (db: Knex, token: Buffer, tokenId: string, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+export async function listInstanceTransfers (db: QueryDb, { token, tokenId, cursor }: { token: Buffer, tokenId: string, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   return await mergeSides(db, [{ where: 'token_address = ? and token_id = ?::numeric', bindings: [token, tokenId] }], cursor)
 }
 
@@ -76,7 +99,7 @@ export type AddressTokenTransferFilter = { filter?: 'from' | 'to', types?: Token
  * while reading the address's own index: they narrow an address's history,
  * they do not choose the index.
  */
-export async function listAddressTokenTransfers (db: Knex, address: Buffer, options: AddressTokenTransferFilter, cursor: TokenTransferCursor | undefined): Promise<TokenTransferRow[]> {
+export async function listAddressTokenTransfers (db: QueryDb, { address, options, cursor }: { address: Buffer, options: AddressTokenTransferFilter, cursor?: TokenTransferCursor }): Promise<TokenTransferRecord[]> {
   const extra = [
     ...(options.types === undefined ? [] : [{ sql: 'and token_type = any(?)', binding: options.types as Knex.RawBinding }]),
     ...(options.token === undefined ? [] : [{ sql: 'and token_address = ?', binding: options.token as Knex.RawBinding }])
@@ -87,8 +110,7 @@ export async function listAddressTokenTransfers (db: Knex, address: Buffer, opti
 }
 
 /** A transaction's transfers in log order, after `cursor`, of the given types: one more than a page, or `all` of them. */
-export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer, types: TokenType[] | undefined, cursor: TokenTransferCursor | undefined,
-  limit: number | 'all' = LIMIT): Promise<TokenTransferRow[]> {
+export async function listTransactionTokenTransfersPage (db: QueryDb, { hash, types, cursor, limit = LIMIT }: { hash: Buffer, types?: TokenType[], cursor?: TokenTransferCursor, limit?: number | 'all' }): Promise<TokenTransferRecord[]> {
   const where = [
     'transaction_hash = ?',
     ...(types === undefined ? [] : ['token_type = any(?)']),
@@ -97,4 +119,11 @@ export async function listTransactionTokenTransfersPage (db: Knex, hash: Buffer,
   const bindings = [hash, ...(types === undefined ? [] : [types]), ...(cursor === undefined ? [] : [cursor.blockNumber, cursor.logIndex, cursor.batchIndex])]
   return await select(db, `select * from token_transfers where ${where} order by block_number, log_index, batch_index limit ${limit}`,
     'order by tt.block_number, tt.log_index, tt.batch_index', bindings)
+}
+
+/** A transaction's first `limit` token transfers in log order (and one more, to tell whether there are more). */
+export async function listTransactionTokenTransfers (db: QueryDb, { hash, limit }: { hash: Buffer, limit: number }): Promise<TokenTransferRecord[]> {
+  const rows = await db.prepared.rows<TokenTransferRecord>(`select ${COLUMNS} from token_transfers tt ${JOINS}
+    where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit + 1}`, [hash])
+  return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
 }

@@ -2,7 +2,8 @@
 // (holders, then name, then address), a token, its counters and its holders.
 // Every list is a keyset page read from an index in its own order.
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type TokenRecord = {
   address: Buffer
@@ -60,13 +61,13 @@ function filterSql (filter: TokenListFilter, bindings: Knex.RawBinding[]): strin
  * after `cursor`: the rest of the cursor's holder count, then the next holder
  * counts; each part is a range of tokens_list_order (or its ascending twin).
  */
-export async function listTokens (db: Knex, filter: TokenListFilter, holdersAscending: boolean, cursor: TokenListCursor | undefined, pageSize = PAGE_SIZE): Promise<TokenRecord[]> {
+export async function listTokens (db: QueryDb, { filter, holdersAscending, cursor, pageSize = PAGE_SIZE }: { filter: TokenListFilter, holdersAscending: boolean, cursor?: TokenListCursor, pageSize?: number }): Promise<TokenRecord[]> {
   const limit = pageSize + 1
   const order = (prefix: string) => `order by ${prefix}holder_count ${holdersAscending ? 'asc' : 'desc'}, (${prefix}name is null), ${prefix}name, ${prefix}address`
   if (cursor === undefined) {
     const bindings: Knex.RawBinding[] = []
     const where = filterSql(filter, bindings)
-    const { rows } = await db.raw(`select ${TOKEN_COLUMNS} from tokens k where true ${where} ${order('k.')} limit ${limit}`, bindings)
+    const { rows } = await db.knex.raw(`select ${TOKEN_COLUMNS} from tokens k where true ${where} ${order('k.')} limit ${limit}`, bindings)
     return rows
   }
   const sameBindings: Knex.RawBinding[] = [cursor.holderCount]
@@ -77,7 +78,7 @@ export async function listTokens (db: Knex, filter: TokenListFilter, holdersAsce
   const sameWhere = filterSql(filter, sameBindings)
   const lowerBindings: Knex.RawBinding[] = [cursor.holderCount]
   const lowerWhere = filterSql(filter, lowerBindings)
-  const { rows } = await db.raw(`select * from (
+  const { rows } = await db.knex.raw(`select * from (
     (select ${TOKEN_COLUMNS}, 0 as part from tokens k where k.holder_count = ? and ${rest} ${sameWhere} ${order('k.')} limit ${limit})
     union all
     (select ${TOKEN_COLUMNS}, 1 as part from tokens k where k.holder_count ${holdersAscending ? '>' : '<'} ? ${lowerWhere} ${order('k.')} limit ${limit})
@@ -85,14 +86,14 @@ export async function listTokens (db: Knex, filter: TokenListFilter, holdersAsce
   return rows
 }
 
-export async function findToken (db: Knex, address: Buffer): Promise<TokenRecord | undefined> {
-  const { rows } = await db.raw(`select ${TOKEN_COLUMNS} from tokens k where k.address = ?`, [address])
+export async function findToken (db: QueryDb, address: Buffer): Promise<TokenRecord | undefined> {
+  const { rows } = await db.knex.raw(`select ${TOKEN_COLUMNS} from tokens k where k.address = ?`, [address])
   return rows[0]
 }
 
 /** Transfers as Blockscout counts them: one per log (an ERC-1155 batch is one transfer). */
-export async function countTokenTransfers (db: Knex, address: Buffer): Promise<string> {
-  const { rows } = await db.raw('select count(*)::text as n from token_transfers where token_address = ? and batch_index = 0', [address])
+export async function countTokenTransfers (db: QueryDb, address: Buffer): Promise<string> {
+  const { rows } = await db.knex.raw('select count(*)::text as n from token_transfers where token_address = ? and batch_index = 0', [address])
   return rows[0].n
 }
 
@@ -100,9 +101,9 @@ export type HolderRecord = { holder: Buffer, holder_is_contract: boolean, token_
 export type HolderCursor = { value: string, holder: Buffer, tokenId: string }
 
 /** Holders by value, then address (both descending), then id for ERC-1155: the order of token_holdings_token_value. */
-export async function listTokenHolders (db: Knex, token: Buffer, cursor: HolderCursor | undefined): Promise<HolderRecord[]> {
+export async function listTokenHolders (db: QueryDb, { token, cursor }: { token: Buffer, cursor?: HolderCursor }): Promise<HolderRecord[]> {
   const after = cursor === undefined ? '' : 'and (h.value, h.holder, h.token_id) < (?::numeric, ?, ?::numeric)'
-  const { rows } = await db.raw(`
+  const { rows } = await db.knex.raw(`
     select h.holder, h.token_id::text, h.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
     from (select * from token_holdings h where h.token_address = ? and h.value > 0 ${after}
       order by h.value desc, h.holder desc, h.token_id desc limit ${PAGE_SIZE + 1}) h

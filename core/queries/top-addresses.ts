@@ -3,8 +3,9 @@
 // Blockscout does (balance descending, then hash ascending). Each order has
 // its own partial index on addresses (migration 3).
 import type { Knex } from 'knex'
-import { PAGE_SIZE } from './blocks.ts'
+import { PAGE_SIZE } from './page-size.ts'
 import { keysetPage, type KeyColumn } from './keyset.ts'
+import type { QueryDb } from './query-db.ts'
 
 export type TopAddressSort = 'balance' | 'transactions_count'
 export type TopAddressRecord = { hash: Buffer, coin_balance: string, transaction_count: string, is_contract: boolean }
@@ -17,7 +18,7 @@ function orderKeys (sort: TopAddressSort | undefined, descending: boolean): KeyC
   return byBalance
 }
 
-export async function listTopAddresses (db: Knex, sort: TopAddressSort | undefined, descending: boolean, cursor: TopAddressCursor | undefined): Promise<TopAddressRecord[]> {
+export async function listTopAddresses (db: QueryDb, { sort, descending, cursor }: { sort?: TopAddressSort, descending: boolean, cursor?: TopAddressCursor }): Promise<TopAddressRecord[]> {
   const keys = orderKeys(sort, descending)
   const values: Record<string, Knex.RawBinding> = cursor === undefined
     ? {}
@@ -31,5 +32,5 @@ export async function listTopAddresses (db: Knex, sort: TopAddressSort | undefin
     cursor: cursor === undefined ? undefined : keys.map((k) => values[k.column]!),
     limit: PAGE_SIZE + 1
   })
-  return (await db.raw(sql, bindings)).rows
+  return (await db.knex.raw(sql, bindings)).rows
 }

@@ -10,9 +10,9 @@
 import type { Knex } from 'knex'
 import type { AbiSource, VerifiedAbi, Abi } from '../decode/index.ts'
 import { createLru } from '../decode/lru.ts'
-import { findContract } from '../queries/smart-contracts.ts'
 import { findVerifiedContract } from './store.ts'
 import type { ProxyDetector } from './proxy.ts'
+import type { Queries } from '../queries/index.ts'
 
 /**
  * How long an answer is kept. Verification on this instance clears the cache
@@ -27,7 +27,7 @@ export type VerifiedAbiSource = AbiSource & {
   forget (): void
 }
 
-export type VerifiedAbiSourceOptions = { db: Knex, proxies?: ProxyDetector, nowMs?: () => number }
+export type VerifiedAbiSourceOptions = { db: Knex, queries: Queries, proxies?: ProxyDetector, nowMs?: () => number }
 
 /** Every verified address, lowercase 0x-hex: 20 bytes a contract. */
 async function readVerifiedAddresses (db: Knex): Promise<Set<string>> {
@@ -35,7 +35,7 @@ async function readVerifiedAddresses (db: Knex): Promise<Set<string>> {
   return new Set(rows.map((r: { address: string }) => r.address))
 }
 
-export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
+export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
   const cache = createLru<{ value: VerifiedAbi | null, atMs: number }>(MAX_CACHED_ADDRESSES)
   let verifiedSet: { addresses: Promise<Set<string>>, atMs: number } | undefined
 
@@ -52,7 +52,7 @@ export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: Veri
 
   async function implementationOf (address: string, verified: Set<string>): Promise<VerifiedAbi['implementation']> {
     if (proxies === undefined) return null
-    const contract = await findContract(db, Buffer.from(address.slice(2), 'hex'))
+    const contract = await queries.findContract(Buffer.from(address.slice(2), 'hex'))
     if (contract === undefined) return null
     // A proxy whose slots cannot be read now decodes by its own ABI alone.
     const proxy = await proxies.detect(address, contract.code.toString('hex')).catch(() => undefined)

@@ -9,6 +9,7 @@ import type { RpcClient } from '../rpc/client.ts'
 import { createCompiler, type Compiler, type CompilerOptions } from './compiler.ts'
 import { createProxyDetector, type ProxyDetector } from './proxy.ts'
 import { verifyContract, type VerificationRequest, type VerificationResult } from './verify.ts'
+import type { Queries } from '../queries/index.ts'
 
 export { findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts, countVerifiedContracts, type VerifiedContract, type AbiItem, type AbiParameter } from './store.ts'
 export { readDeployedCode, runtimeCodeHash, type VerificationRequest, type VerificationResult, type VerificationMethod } from './verify.ts'
@@ -40,7 +41,7 @@ export type Verifier = {
   close (): Promise<void>
 }
 
-export type VerifierOptions = { db: Knex, rpc: RpcClient | undefined, log: Logger, compiler: CompilerOptions }
+export type VerifierOptions = { db: Knex, queries: Queries, rpc: RpcClient | undefined, log: Logger, compiler: CompilerOptions }
 
 /** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
 const ERROR_FIELDS: Record<string, string> = {
@@ -54,7 +55,7 @@ const ERROR_FIELDS: Record<string, string> = {
 const JOB_TTL_MS = 60 * 60 * 1000
 const MAX_JOBS = 10_000
 
-export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: VerifierOptions): Verifier {
+export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions }: VerifierOptions): Verifier {
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
@@ -81,7 +82,7 @@ export function createVerifier ({ db, rpc, log, compiler: compilerOptions }: Ver
     async verify (request) {
       let result: VerificationResult
       try {
-        result = await verifyContract({ db, rpc, compiler }, request)
+        result = await verifyContract({ db, queries, rpc, compiler }, request)
       } catch (error) {
         const { code, message } = error as { code?: string, message: string }
         tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })

@@ -6,7 +6,6 @@
 import { keccak256 } from 'ethers'
 import type { Knex } from 'knex'
 import type { RpcClient } from '../rpc/client.ts'
-import { findContract } from '../queries/smart-contracts.ts'
 import {
   VerifyBytecodeMismatchError, VerifyCompilationFailedError, VerifyCompilerMismatchError, VerifyConstructorArgsMismatchError,
   VerifyInputInvalidError, VerifyNotContractError
@@ -15,6 +14,7 @@ import { linkedLibraries, matchCreation, matchRuntime, metadataCompilerVersion, 
 import type { CompiledContractOutput, Compiler } from './compiler.ts'
 import { OUTPUT_SELECTION, type StandardJsonInput } from './input.ts'
 import { findVerifiedContract, storeVerifiedContract, type AbiItem, type VerifiedContract } from './store.ts'
+import type { Queries } from '../queries/index.ts'
 
 export type VerificationMethod = 'standard-input' | 'flattened-code' | 'multi-part' | 'etherscan'
 
@@ -35,13 +35,13 @@ export type VerificationRequest = {
 
 export type VerificationResult = { status: 'verified' | 'already-verified', contract: VerifiedContract }
 
-export type VerifierDeps = { db: Knex, rpc: RpcClient | undefined, compiler: Compiler }
+export type VerifierDeps = { db: Knex, queries: Queries, rpc: RpcClient | undefined, compiler: Compiler }
 
 const strip0x = (hex: string): string => hex.replace(/^0x/i, '').toLowerCase()
 
 /** The address's code: the index's copy, or the node's when the index has not seen it yet. */
-export async function readDeployedCode ({ db, rpc }: Pick<VerifierDeps, 'db' | 'rpc'>, address: string): Promise<{ code: string, creationInput: string | undefined }> {
-  const found = await findContract(db, Buffer.from(strip0x(address), 'hex'))
+export async function readDeployedCode ({ queries, rpc }: Pick<VerifierDeps, 'queries' | 'rpc'>, address: string): Promise<{ code: string, creationInput: string | undefined }> {
+  const found = await queries.findContract(Buffer.from(strip0x(address), 'hex'))
   if (found !== undefined) return { code: found.code.toString('hex'), creationInput: found.creation_code?.toString('hex') }
   const code = rpc === undefined ? '0x' : await rpc.call<string>('eth_getCode', [address, 'latest'])
   return { code: strip0x(code), creationInput: undefined }

@@ -1,8 +1,8 @@
 // The account module: coin and token balances, and an address's
 // transactions, internal transactions and token transfers in Etherscan's
 // shapes and paging (page, offset, sort; startblock and endblock).
-import { ACCOUNT_FIELD_NAMES, listAccountInternalTransactions, listAccountTransactions, readCoinBalances } from '../../core/queries/etherscan-account.ts'
-import { TRANSFER_FIELD_NAMES, listAccountTokenTransfers, readTokenBalance, type TransferStandard } from '../../core/queries/etherscan-token-transfers.ts'
+import { ACCOUNT_FIELD_NAMES } from '../../core/queries/etherscan-account.ts'
+import { TRANSFER_FIELD_NAMES, type TransferStandard } from '../../core/queries/etherscan-token-transfers.ts'
 import type { PageWindow } from '../../core/queries/etherscan-page.ts'
 import { listOf, strictObject, type EtherscanAction } from './action.ts'
 import { ok, okList } from './envelope.ts'
@@ -35,10 +35,10 @@ const balance: EtherscanAction = {
   params: { ...ADDRESS_PARAM, ...TAG_PARAM },
   required: ['address'],
   result: { type: 'string', description: 'Wei' },
-  async run (params, { db }) {
+  async run (params, { queries }) {
     const address = readAddress(params.address)
     readTag(params.tag)
-    return ok((await readCoinBalances(db, [address])).get(address.toString('hex')) ?? '0')
+    return ok((await queries.etherscan.readCoinBalances([address])).get(address.toString('hex')) ?? '0')
   }
 }
 
@@ -47,13 +47,13 @@ const balancemulti: EtherscanAction = {
   params: { address: { type: 'string', description: `Up to ${MAX_BALANCE_ADDRESSES} addresses, comma-separated` }, ...TAG_PARAM },
   required: ['address'],
   result: listOf(strictObject(['account', 'balance'])),
-  async run (params, { db }) {
+  async run (params, { queries }) {
     // Counted before anything else is read: a list of thousands costs one split.
     const accounts = params.address!.split(',', MAX_BALANCE_ADDRESSES + 1).map((a) => a.trim())
     if (accounts.length > MAX_BALANCE_ADDRESSES) throw new NotOkError(`Maximum of ${MAX_BALANCE_ADDRESSES} addresses per request`)
     const addresses = accounts.map((a) => readAddress(a))
     readTag(params.tag)
-    const balances = await readCoinBalances(db, addresses)
+    const balances = await queries.etherscan.readCoinBalances(addresses)
     return ok(accounts.map((account, i) => ({ account, balance: balances.get(addresses[i]!.toString('hex')) ?? '0' })))
   }
 }
@@ -63,9 +63,9 @@ const txlist: EtherscanAction = {
   params: { ...ADDRESS_PARAM, ...RANGE_PARAMS, ...PAGING_PARAMS },
   required: ['address'],
   result: listOf(strictObject(ACCOUNT_FIELD_NAMES.transaction)),
-  async run (params, { db }) {
+  async run (params, { queries }) {
     const address = readAddress(params.address)
-    return okList(await listAccountTransactions(db, address, readRange(params), readWindow(params)), NO_TRANSACTIONS)
+    return okList(await queries.etherscan.listAccountTransactions({ address, range: readRange(params), window: readWindow(params) }), NO_TRANSACTIONS)
   }
 }
 
@@ -84,14 +84,14 @@ const txlistinternal: EtherscanAction = {
       listOf(strictObject(ACCOUNT_FIELD_NAMES.internalOfTransaction))
     ]
   },
-  async run (params, { db }) {
+  async run (params, { queries }) {
     const window = readWindow(params)
     const selection = params.txhash !== undefined
       ? { transaction: readHash(params.txhash) }
       : params.address !== undefined
         ? { address: readAddress(params.address), range: readRange(params) }
         : { range: readRange(params) }
-    return okList(await listAccountInternalTransactions(db, selection, window), NO_TRANSACTIONS)
+    return okList(await queries.etherscan.listAccountInternalTransactions({ selection, window }), NO_TRANSACTIONS)
   }
 }
 
@@ -107,14 +107,14 @@ function transferList (standard: TransferStandard, summary: string): EtherscanAc
     params: TOKEN_PARAMS,
     required: [],
     result: listOf(strictObject(TRANSFER_FIELD_NAMES[standard])),
-    async run (params, { db }) {
+    async run (params, { queries }) {
       if (params.address === undefined && params.contractaddress === undefined) throw new NotOkError('Query parameter \'address\' or \'contractaddress\' is required')
       const selection = {
         address: params.address === undefined ? undefined : readAddress(params.address),
         token: params.contractaddress === undefined ? undefined : readAddress(params.contractaddress, 'Invalid contractaddress format'),
         range: readRange(params)
       }
-      return okList(await listAccountTokenTransfers(db, standard, selection, readWindow(params)), NO_TRANSACTIONS)
+      return okList(await queries.etherscan.listAccountTokenTransfers({ standard, selection, window: readWindow(params) }), NO_TRANSACTIONS)
     }
   }
 }
@@ -128,11 +128,11 @@ const tokenbalance: EtherscanAction = {
   params: { contractaddress: TOKEN_PARAMS.contractaddress, ...ADDRESS_PARAM, ...TAG_PARAM },
   required: ['contractaddress', 'address'],
   result: { type: 'string', description: 'The token\'s smallest unit' },
-  async run (params, { db }) {
+  async run (params, { queries }) {
     const token = readAddress(params.contractaddress, 'Invalid contractaddress format')
     const address = readAddress(params.address)
     readTag(params.tag)
-    return ok(await readTokenBalance(db, token, address))
+    return ok(await queries.etherscan.readTokenBalance({ tokenAddress: token, holder: address }))
   }
 }
 

@@ -3,8 +3,10 @@
 // querystring), the shape of its result and its handler.
 import type { Knex } from 'knex'
 import type { Envelope } from './envelope.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
-export type ActionContext = { db: Knex }
+/** The read model, and the database itself for verification's own tables (core/verify/store.ts). */
+export type ActionContext = { db: Knex, queries: Queries }
 
 export type EtherscanAction = {
   summary: string

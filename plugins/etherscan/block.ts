@@ -1,7 +1,5 @@
 // The block module: the countdown to a future block, the block sealed
 // closest to a time, and a block's reward.
-import { readBlockCountdown } from '../../core/queries/block-countdown.ts'
-import { findBlockNumberByTime, readBlockReward } from '../../core/queries/etherscan-block.ts'
 import { strictObject, type EtherscanAction } from './action.ts'
 import { notOk, ok } from './envelope.ts'
 import { NotOkError, readBlockNumber } from './params.ts'
@@ -17,9 +15,9 @@ const getblockcountdown: EtherscanAction = {
   result: strictObject(['CurrentBlock', 'CountdownBlock', 'RemainingBlock', 'EstimateTimeInSec'], {
     EstimateTimeInSec: { type: 'string', description: 'Seconds at the average block time of the newest 100 blocks, to a tenth' }
   }),
-  async run ({ blockno }, { db }) {
+  async run ({ blockno }, { queries }) {
     if (!BLOCK_NUMBER.test(blockno!)) return notOk('Invalid block number')
-    const countdown = await readBlockCountdown(db, BigInt(blockno!))
+    const countdown = await queries.readBlockCountdown(BigInt(blockno!))
     if (countdown.kind === 'indexing') return notOk('Chain is indexing now, try again later')
     if (countdown.kind === 'passed') return notOk('Error! Block number already pass')
     return ok({
@@ -39,11 +37,11 @@ const getblocknumberbytime: EtherscanAction = {
   },
   required: ['timestamp'],
   result: { type: 'string', description: 'A block number' },
-  async run ({ timestamp, closest = 'before' }, { db }) {
+  async run ({ timestamp, closest = 'before' }, { queries }) {
     const epochS = Math.min(readBlockNumber(timestamp, 'timestamp', -1), MAX_EPOCH_S)
     if (epochS < 0) throw new NotOkError('Invalid timestamp')
     if (closest !== 'before' && closest !== 'after') throw new NotOkError('Invalid closest, it must be before or after')
-    const number = await findBlockNumberByTime(db, epochS, closest)
+    const number = await queries.etherscan.findBlockNumberByTime({ epochS, closest })
     return number === undefined ? notOk('Error! No closest block found') : ok(number)
   }
 }
@@ -53,10 +51,10 @@ const getblockreward: EtherscanAction = {
   params: { blockno: { type: 'string', description: 'A block number' } },
   required: ['blockno'],
   result: strictObject(['blockNumber', 'timeStamp', 'blockMiner', 'blockReward', 'uncles', 'uncleInclusionReward'], { uncles: { type: 'array', maxItems: 0 } }),
-  async run ({ blockno }, { db }) {
+  async run ({ blockno }, { queries }) {
     const number = readBlockNumber(blockno, 'block number', -1)
     if (number < 0) throw new NotOkError('Invalid block number')
-    const reward = await readBlockReward(db, number)
+    const reward = await queries.etherscan.readBlockReward(number)
     if (reward === undefined) return notOk('Block does not exist')
     // Clique has no uncles.
     return ok({ ...reward, uncles: [], uncleInclusionReward: '0' })

@@ -3,7 +3,6 @@
 // checkverifystatus reports it in Etherscan's words, getsourcecode and
 // getabi read a verified contract, getcontractcreation its creator.
 import type { FastifyError } from 'fastify'
-import { findContractCreations } from '../../core/queries/smart-contracts.ts'
 import { findVerifiedContract, type VerifiedContract, type Verifier } from '../../core/verify/index.ts'
 import { flattenedInput, parseStandardJson, type StandardJsonInput } from '../../core/verify/input.ts'
 import { readLicenseType } from '../../core/verify/licenses.ts'
@@ -188,11 +187,11 @@ const getcontractcreation: EtherscanAction = {
   result: listOf(strictObject(['contractAddress', 'contractCreator', 'txHash', 'blockNumber', 'timestamp'], {
     contractCreator: { type: ['string', 'null'] }, blockNumber: { type: ['string', 'null'] }, timestamp: { type: ['string', 'null'] }
   })),
-  async run ({ contractaddresses }, { db }) {
+  async run ({ contractaddresses }, { queries }) {
     const addresses = contractaddresses!.split(',').map((a) => a.trim())
     if (addresses.length > MAX_CREATION_ADDRESSES) return notOk(`Maximum ${MAX_CREATION_ADDRESSES} contract addresses`)
     if (!addresses.every((a) => ADDRESS.test(a))) return notOk('Invalid contract address format')
-    const creations = await findContractCreations(db, addresses.map((a) => a.toLowerCase()))
+    const creations = await queries.findContractCreations(addresses.map((a) => a.toLowerCase()))
     if (creations.length === 0) return notOk('No data found')
     return ok(creations.map((c) => ({
       contractAddress: c.address,

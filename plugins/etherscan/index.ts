@@ -70,7 +70,7 @@ function bodyParams (body: unknown): Query {
 
 async function etherscan (app: FastifyInstance): Promise<void> {
   // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
-  const context = { db: app.db.knex, verifier: app.hasDecorator('verifier') ? app.verifier : undefined }
+  const context = { db: app.db.knex, queries: app.queries, verifier: app.hasDecorator('verifier') ? app.verifier : undefined }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {

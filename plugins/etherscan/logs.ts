@@ -1,6 +1,6 @@
 // The logs module: getLogs, Etherscan's event log filter (a block range, an
 // address, topics joined by and/or), oldest first, its numbers in hex.
-import { listEtherscanLogs, type TopicFilter } from '../../core/queries/etherscan-logs.ts'
+import { type TopicFilter } from '../../core/queries/etherscan-logs.ts'
 import { listOf, strictObject, type EtherscanAction } from './action.ts'
 import { okList } from './envelope.ts'
 import { MAX_BLOCK, NotOkError, readAddress, readBlockNumber, readPaging, toBytes, type Params } from './params.ts'
@@ -49,13 +49,13 @@ const getLogs: EtherscanAction = {
   required: [],
   result: listOf(strictObject(['address', 'topics', 'data', 'blockNumber', 'blockHash', 'timeStamp', 'gasPrice', 'gasUsed', 'logIndex',
     'transactionHash', 'transactionIndex'], { topics: { type: 'array', items: { type: 'string' } } })),
-  async run (params, { db }) {
+  async run (params, { queries }) {
     const address = params.address === undefined ? undefined : readAddress(params.address)
     const topics = readTopics(params)
     if (address === undefined && topics.length === 0) throw new NotOkError('Query parameter \'address\' or a topic is required')
     const from = readLogBlock(params.fromBlock, 'fromBlock', 0)
     const to = readLogBlock(params.toBlock, 'toBlock', MAX_BLOCK)
-    const rows = await listEtherscanLogs(db, { address, topics, from, to }, { sort: 'asc', ...readPaging(params, MAX_LOGS, MAX_LOGS) })
+    const rows = await queries.etherscan.listEtherscanLogs({ selection: { address, topics, from, to }, window: { sort: 'asc', ...readPaging(params, MAX_LOGS, MAX_LOGS) } })
     return okList(rows.map((r) => ({
       ...r,
       blockNumber: hex(r.blockNumber),

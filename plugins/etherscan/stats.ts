@@ -1,5 +1,4 @@
 // The stats module: the native coin's supply (core/queries/etherscan-transaction.ts readCoinSupply).
-import { readCoinSupply } from '../../core/queries/etherscan-transaction.ts'
 import type { EtherscanAction } from './action.ts'
 import { ok } from './envelope.ts'
 
@@ -8,8 +7,8 @@ const ethsupply: EtherscanAction = {
   params: {},
   required: [],
   result: { type: 'string', description: 'Wei' },
-  async run (_params, { db }) {
-    return ok(await readCoinSupply(db))
+  async run (_params, { queries }) {
+    return ok(await queries.etherscan.readCoinSupply())
   }
 }
 

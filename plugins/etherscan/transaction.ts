@@ -2,7 +2,6 @@
 // receipt's status. A hash the index does not hold (not yet sealed, or not
 // of this chain) answers as Etherscan does for a pending one: no error, and
 // an empty receipt status.
-import { findTransactionOutcome } from '../../core/queries/etherscan-transaction.ts'
 import { strictObject, type EtherscanAction } from './action.ts'
 import { ok } from './envelope.ts'
 import { readHash } from './params.ts'
@@ -14,8 +13,8 @@ const getstatus: EtherscanAction = {
   params: TXHASH_PARAM,
   required: ['txhash'],
   result: strictObject(['isError', 'errDescription']),
-  async run ({ txhash }, { db }) {
-    const outcome = await findTransactionOutcome(db, readHash(txhash))
+  async run ({ txhash }, { queries }) {
+    const outcome = await queries.etherscan.findTransactionOutcome(readHash(txhash))
     const failed = outcome !== undefined && outcome.status !== 1
     // The index keeps the node's error (e.g. "execution reverted"); a failure without one is a revert.
     return ok({ isError: failed ? '1' : '0', errDescription: failed ? outcome.error ?? 'execution reverted' : '' })
@@ -27,8 +26,8 @@ const gettxreceiptstatus: EtherscanAction = {
   params: TXHASH_PARAM,
   required: ['txhash'],
   result: strictObject(['status']),
-  async run ({ txhash }, { db }) {
-    const outcome = await findTransactionOutcome(db, readHash(txhash))
+  async run ({ txhash }, { queries }) {
+    const outcome = await queries.etherscan.findTransactionOutcome(readHash(txhash))
     return ok({ status: outcome === undefined ? '' : String(outcome.status) })
   }
 }

@@ -55,13 +55,13 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     schema,
     resolvers: {
       ...SCALARS,
-      ...createQueryResolvers(app.db.knex),
+      ...createQueryResolvers(app.queries),
       ...fieldResolvers,
       Transaction: { ...fieldResolvers.Transaction, ...summaryResolvers(interpreter) },
       TransactionSummary,
       ...subscriptionResolvers
     } as unknown as MercuriusOptions['resolvers'],
-    loaders: createLoaders(app.db.knex, app.geth.rpc) as unknown as MercuriusOptions['loaders'],
+    loaders: createLoaders(app.queries, app.geth.rpc) as unknown as MercuriusOptions['loaders'],
     validationRules: [depthLimitRule(options.maxDepth)],
     errorFormatter: formatErrors as unknown as MercuriusOptions['errorFormatter'],
     allowBatchedQueries: false,

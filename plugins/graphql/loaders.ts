@@ -2,21 +2,15 @@
 // one request tick by tick and each batch becomes one SQL statement (or one
 // JSON-RPC batch), so a page of 50 transactions with their blocks, addresses
 // and internal transactions costs a handful of statements, not 50 of each.
-import type { Knex } from 'knex'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import type { KeysetPage, PageRows } from '../../core/queries/graphql-page.ts'
-import {
-  ALL_TRANSACTION_COLUMN_GROUPS, findAddressesByHash, findBlocksByNumber, findContractCodes, findInternalErrors, findTokensByAddress,
-  findTransactionsByHash, type GraphqlTransaction, type TransactionColumnGroup
-} from '../../core/queries/graphql-records.ts'
-import {
-  ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY, listAddressTokenTransfers, listAddressTransactions,
-  listInternalTransactions, listTransactionLogs
-} from '../../core/queries/graphql-connections.ts'
+import { ALL_TRANSACTION_COLUMN_GROUPS, type GraphqlTransaction, type TransactionColumnGroup } from '../../core/queries/graphql-records.ts'
+import { ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY } from '../../core/queries/graphql-connections.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../core/indexer/types.ts'
 import { pageOf, toConnection, type ConnectionArgs, type ConnectionKind } from './connection.ts'
 import { transactionGroupsOf, type SelectionInfo } from './transaction-selection.ts'
 import { connectionKey, prefetchedPage } from './prefetched.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 /** `info` only for loaders registered with `cache: false` (mercurius passes it to those alone). */
 type Query<Obj> = { obj: Obj, params: Record<string, unknown>, info?: SelectionInfo }
@@ -139,15 +133,15 @@ function signatureLoader (rpc: RpcClient, part: keyof RpcSignature): Loader<Grap
   })
 }
 
-export function createLoaders (db: Knex, rpc: RpcClient) {
-  const addresses = (keyOf: (t: GraphqlTransaction) => string | null) => byKey(keyOf, async (keys: string[]) => await findAddressesByHash(db, keys))
+export function createLoaders (queries: Queries, rpc: RpcClient) {
+  const addresses = (keyOf: (t: GraphqlTransaction) => string | null) => byKey(keyOf, async (keys: string[]) => await queries.graphql.findAddressesByHash(keys))
   return {
     Transaction: {
-      block: byKey((t: GraphqlTransaction) => t.block_number, async (numbers: number[]) => await findBlocksByNumber(db, numbers)),
-      hasErrorInInternalTransactions: byKey((t: GraphqlTransaction) => t.hash, async (hashes: string[]) => await findInternalErrors(db, hashes)),
+      block: byKey((t: GraphqlTransaction) => t.block_number, async (numbers: number[]) => await queries.graphql.findBlocksByNumber(numbers)),
+      hasErrorInInternalTransactions: byKey((t: GraphqlTransaction) => t.hash, async (hashes: string[]) => await queries.graphql.findInternalErrors(hashes)),
       internalTransactions: connectionLoader(CONNECTIONS.internalTransactions, (t: GraphqlTransaction) => t.hash,
-        async (parents, page) => await listInternalTransactions(db, parents, page)),
-      logs: connectionLoader(CONNECTIONS.logs, (t: GraphqlTransaction) => t.hash, async (parents, page) => await listTransactionLogs(db, parents, page)),
+        async (parents, page) => await queries.graphql.listInternalTransactions({ transactions: parents, page })),
+      logs: connectionLoader(CONNECTIONS.logs, (t: GraphqlTransaction) => t.hash, async (parents, page) => await queries.graphql.listTransactionLogs({ transactions: parents, page })),
       fromAddress: addresses((t) => t.from),
       toAddress: addresses((t) => t.to),
       createdContractAddress: addresses((t) => t.created_contract),
@@ -156,20 +150,20 @@ export function createLoaders (db: Knex, rpc: RpcClient) {
       v: signatureLoader(rpc, 'v')
     },
     Address: {
-      contractCode: byKey((a: { hash: string }) => a.hash, async (hashes: string[]) => await findContractCodes(db, hashes)),
+      contractCode: byKey((a: { hash: string }) => a.hash, async (hashes: string[]) => await queries.graphql.findContractCodes(hashes)),
       // Reads only the column groups the selection needs; mercurius gives a loader the selection only uncached.
       transactions: {
         loader: connectionLoader(CONNECTIONS.transactions, (a: { hash: string }) => a.hash,
-          async (parents, page, groups: readonly TransactionColumnGroup[]) => await listAddressTransactions(db, parents, page, groups),
+          async (parents, page, groups: readonly TransactionColumnGroup[]) => await queries.graphql.listAddressTransactions({ addresses: parents, page, groups }),
           (info) => info === undefined ? ALL_TRANSACTION_COLUMN_GROUPS : transactionGroupsOf(info)),
         opts: { cache: false }
       },
       tokenTransfers: connectionLoader(CONNECTIONS.tokenTransfers, (a: { hash: string }) => a.hash,
-        async (parents, page) => await listAddressTokenTransfers(db, parents, page))
+        async (parents, page) => await queries.graphql.listAddressTokenTransfers({ addresses: parents, page }))
     },
     TokenTransfer: {
-      transaction: byKey((tt: TokenTransferRow) => tt.transaction_hash, async (hashes: string[]) => await findTransactionsByHash(db, hashes)),
-      token: byKey((tt: TokenTransferRow) => tt.token_address, async (keys: string[]) => await findTokensByAddress(db, keys))
+      transaction: byKey((tt: TokenTransferRow) => tt.transaction_hash, async (hashes: string[]) => await queries.graphql.findTransactionsByHash(hashes)),
+      token: byKey((tt: TokenTransferRow) => tt.token_address, async (keys: string[]) => await queries.graphql.findTokensByAddress(keys))
     }
   }
 }

@@ -29,13 +29,13 @@ const DEFAULT_COIN_SYMBOL = String(VARIABLES.COIN_SYMBOL!.default)
 export function interpreterOf (app: FastifyInstance): { decoder: Decoder, interpreter: Interpreter } {
   if (app.hasDecorator('interpreter')) return { decoder: app.decoder, interpreter: app.interpreter }
   const decoder = createDecoder({ abiSource: NO_VERIFIED_ABIS })
-  return { decoder, interpreter: createInterpreter({ db: app.db.knex, decoder, coinSymbol: DEFAULT_COIN_SYMBOL }) }
+  return { decoder, interpreter: createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: DEFAULT_COIN_SYMBOL }) }
 }
 
 async function interpreter (app: FastifyInstance, options: InterpreterPluginOptions): Promise<void> {
-  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, proxies: app.verifier.proxies }) : undefined
+  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, queries: app.queries, proxies: app.verifier.proxies }) : undefined
   const decoder = createDecoder({ abiSource: verified ?? NO_VERIFIED_ABIS })
-  const interpreter = createInterpreter({ db: app.db.knex, decoder, coinSymbol: options.coinSymbol })
+  const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: options.coinSymbol })
   app.decorate('decoder', decoder)
   app.decorate('interpreter', interpreter)
   if (verified === undefined) return

@@ -1,13 +1,12 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE, listBlocksBySigner } from '../../core/queries/blocks.ts'
-import { listTopAddresses, type TopAddressSort } from '../../core/queries/top-addresses.ts'
-import { COIN_BALANCE_HISTORY_DAYS, listCoinBalanceHistory, listDailyBalances, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
-import { countAddressTabs, isKnownAddress } from '../../core/queries/address-tabs.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type TopAddressSort } from '../../core/queries/top-addresses.ts'
+import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 
 const topAddress = {
@@ -38,7 +37,7 @@ export function presentCoinBalance (c: CoinBalanceRecord) {
 }
 
 export async function addressListRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Querystring: TopQuery }>('/addresses', {
     schema: {
@@ -68,7 +67,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
     const cursor = q.hash === undefined || balance === undefined
       ? undefined
       : { coinBalance: balance, hash: hashBytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
-    const rows = await listTopAddresses(db, sorted ? q.sort : undefined, q.order !== 'asc', cursor)
+    const rows = await queries.listTopAddresses({ sort: sorted ? q.sort : undefined, descending: q.order !== 'asc', cursor })
     return {
       ...toPage(rows,
         (a) => ({ ...addressObject(a.hash, a.is_contract), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
@@ -95,7 +94,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
     }
   }, async (request) => {
-    const rows = await listBlocksBySigner(db, hashBytes(request.params.address_hash_param), request.query.block_number)
+    const rows = await queries.listBlocksBySigner({ signer: hashBytes(request.params.address_hash_param), before: request.query.block_number })
     return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
@@ -108,7 +107,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: page(coinBalance, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
     }
   }, async (request) => {
-    const rows = await listCoinBalanceHistory(db, hashBytes(request.params.address_hash_param), request.query.block_number)
+    const rows = await queries.listCoinBalanceHistory({ address: hashBytes(request.params.address_hash_param), before: request.query.block_number })
     return toPage(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
   })
 
@@ -123,7 +122,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
         422: validationError
       }
     }
-  }, async (request) => ({ items: await listDailyBalances(db, hashBytes(request.params.address_hash_param)), days: COIN_BALANCE_HISTORY_DAYS }))
+  }, async (request) => ({ items: await queries.listDailyBalances({ address: hashBytes(request.params.address_hash_param) }), days: COIN_BALANCE_HISTORY_DAYS }))
 
   app.get<{ Params: Params }>('/addresses/:address_hash_param/tabs-counters', {
     schema: {
@@ -142,7 +141,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
     // Blockscout answers an address it never saw with every counter it knows, chain-specific ones too, at 0.
-    if (!await isKnownAddress(db, hash)) return Object.fromEntries(ALL_TAB_COUNTERS.map((k) => [k, 0]))
-    return await countAddressTabs(db, hash)
+    if (!await queries.isKnownAddress(hash)) return Object.fromEntries(ALL_TAB_COUNTERS.map((k) => [k, 0]))
+    return await queries.countAddressTabs(hash)
   })
 }

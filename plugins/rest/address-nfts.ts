@@ -2,12 +2,13 @@
 // highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
 // Blockscout pages them (collection address, id, type).
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { listAddressNftCollections, listAddressNfts, type HeldInstance } from '../../core/queries/address-nfts.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type HeldInstance } from '../../core/queries/address-nfts.ts'
 import type { TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
-import { TOKEN_TYPES, cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
+import { toPage } from './pages.ts'
+import { TOKEN_TYPES } from '../../core/rows.ts'
+import { cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
 
@@ -19,7 +20,7 @@ const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contr
 const presentHeld = (i: HeldInstance, token: TokenRecord) => ({ ...presentInstance(i, token), token_type: token.type, value: i.value })
 
 export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: Params, Querystring: NftQuery }>('/addresses/:address_hash_param/nft', {
     schema: {
@@ -38,7 +39,7 @@ export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
     const cursor = q.token_contract_address_hash === undefined || q.token_type === undefined || tokenId === undefined
       ? undefined
       : { tokenAddress: hashBytes(q.token_contract_address_hash), tokenId, type: q.token_type }
-    const rows = await listAddressNfts(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    const rows = await queries.listAddressNfts({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     return toPage(rows, (n) => presentHeld(n.instance, n.token), (last) => ({
       token_contract_address_hash: hex(last.token.address), token_id: last.instance.token_id, token_type: last.token.type, items_count: PAGE_SIZE
     }))
@@ -60,7 +61,7 @@ export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
     const cursor = q.token_contract_address_hash === undefined || q.token_type === undefined
       ? undefined
       : { tokenAddress: hashBytes(q.token_contract_address_hash), type: q.token_type }
-    const rows = await listAddressNftCollections(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    const rows = await queries.listAddressNftCollections({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     return toPage(rows, (c) => ({ token: presentToken(c.token), amount: c.amount, token_instances: c.instances.map((i) => presentHeld(i, c.token)) }),
       (last) => ({ token_contract_address_hash: hex(last.token.address), token_type: last.token.type, items_count: PAGE_SIZE }))
   })

@@ -1,11 +1,10 @@
 // What an address holds: token-balances (everything, unpaged) and tokens
 // (paged, type filter, ERC-1155 holdings with their instance).
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { listHoldings, listTokenBalances, type HoldingRecord } from '../../core/queries/address-tokens.ts'
-import { findTokenInstances } from '../../core/queries/token-instances.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type HoldingRecord } from '../../core/queries/address-tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
 import { hashBytes } from './present.ts'
@@ -14,7 +13,7 @@ import { hashBytes } from './present.ts'
 const tokenIdOf = (h: HoldingRecord): string | null => h.token_id === '-1' ? null : h.token_id
 
 export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: Params }>('/addresses/:address_hash_param/token-balances', {
     schema: {
@@ -25,7 +24,7 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: { type: 'array', items: tokenBalance }, 422: validationError }
     }
   }, async (request) => {
-    const rows = await listTokenBalances(db, hashBytes(request.params.address_hash_param))
+    const rows = await queries.listTokenBalances(hashBytes(request.params.address_hash_param))
     return rows.map((h) => ({ token: presentToken(h.token), token_id: tokenIdOf(h), token_instance: null, value: h.value }))
   })
 
@@ -47,10 +46,10 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = value === undefined || q.id === undefined ? undefined : { value, id: String(q.id) }
-    const rows = await listHoldings(db, hashBytes(request.params.address_hash_param), parseTokenTypes(q.type), cursor)
+    const rows = await queries.listHoldings({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     // An ERC-1155 holding (an id held) carries its instance: the page's all read at once.
     const perId = rows.slice(0, PAGE_SIZE).filter((h) => tokenIdOf(h) !== null)
-    const instances = await findTokenInstances(db, perId.map((h) => ({ token: h.token.address, tokenId: h.token_id })))
+    const instances = await queries.findTokenInstances(perId.map((h) => ({ token: h.token.address, tokenId: h.token_id })))
     const instanceOf = new Map(perId.map((h, i) => [h, instances[i]!]))
     return toPage(rows, (h) => {
       const instance = instanceOf.get(h)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { countValidatedBlocks, findAddress, listAddressTransactions, type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
 import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
@@ -56,13 +56,13 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
 }
 
 export async function addressRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
-    return presentAddress(hash, await findAddress(db, hash))
+    return presentAddress(hash, await queries.findAddress(hash))
   })
 
   app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param/counters', {
@@ -78,7 +78,7 @@ export async function addressRoutes (app: FastifyInstance, { decoder }: { decode
     }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
-    const [address, validations] = await Promise.all([findAddress(db, hash), countValidatedBlocks(db, hash)])
+    const [address, validations] = await Promise.all([queries.findAddress(hash), queries.countValidatedBlocks(hash)])
     return {
       transactions_count: address?.transaction_count ?? '0',
       token_transfers_count: address?.token_transfer_count ?? '0',
@@ -107,7 +107,7 @@ export async function addressRoutes (app: FastifyInstance, { decoder }: { decode
   }, async (request, reply) => {
     const q = request.query
     const cursor = blockIndexCursor(q)
-    const [rows, confirmation] = await Promise.all([listAddressTransactions(db, hashBytes(request.params.address_hash_param), q.filter, cursor), app.confirmationDuration()])
+    const [rows, confirmation] = await Promise.all([queries.listAddressTransactions({ hash: hashBytes(request.params.address_hash_param), filter: q.filter, cursor }), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     const decoded = await decodeTransactionInputs(decoder, items)

@@ -9,18 +9,16 @@
 // wrapped ether, ownership), their selectors worked out from the signatures.
 import { id } from 'ethers'
 import type { FastifyInstance } from 'fastify'
-import type { Knex } from 'knex'
-import {
-  FILTER_TOKEN_TYPES, ITEM_KINDS, findFilterTokens, listAdvancedFilterItems, resolveAge,
-  type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind
-} from '../../core/queries/advanced-filters.ts'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind } from '../../core/queries/advanced-filters.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
 import { clampBigint, clampInteger } from '../../core/queries/cursor.ts'
 import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
 import { presentToken } from './present-token.ts'
 import { total } from './present-transaction.ts'
 import { addressObject, checksumAddress, epochTimestamp, hashBytes } from './present.ts'
 import { query, validationError } from './schemas.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 const SIGNATURES = [
   'transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)', 'mint(address,uint256)',
@@ -72,11 +70,11 @@ const addresses = (list: string | undefined): Buffer[] | undefined => {
 }
 
 /** `transaction_types` as Blockscout reads it: any case, unknown entries dropped, none left meaning every type. */
-function parseTypes (list: string | undefined): { kinds: ItemKind[], tokenTypes: string[] } {
+function parseTypes (list: string | undefined): { kinds: ItemKind[], tokenTypes: TokenType[] } {
   const wanted = entries(list).map((e) => e.toUpperCase())
   const kinds = ITEM_KINDS.filter((k) => wanted.includes(k.toUpperCase()))
-  const tokenTypes = FILTER_TOKEN_TYPES.filter((type) => wanted.includes(type))
-  return kinds.length + tokenTypes.length === 0 ? { kinds: [...ITEM_KINDS], tokenTypes: [...FILTER_TOKEN_TYPES] } : { kinds, tokenTypes }
+  const tokenTypes = TOKEN_TYPES.filter((type) => wanted.includes(type))
+  return kinds.length + tokenTypes.length === 0 ? { kinds: [...ITEM_KINDS], tokenTypes: [...TOKEN_TYPES] } : { kinds, tokenTypes }
 }
 
 /** Selectors as Blockscout reads them: invalid entries dropped, at most 20. */
@@ -185,7 +183,7 @@ async function searchParams (app: FastifyInstance, q: AdvancedFilterQuery) {
     .flatMap((m) => KNOWN_METHODS.filter((k) => k.method_id === m).map((k) => [k.method_id, k.name])))
   const named = [...new Set([...entries(q.token_contract_address_hashes_to_include), ...entries(q.token_contract_address_hashes_to_exclude)])]
     .filter((e) => e !== NATIVE).slice(0, MAX_LIST).map(hashBytes)
-  const tokens = Object.fromEntries((await findFilterTokens(app.db.knex, named)).map((k) => [checksumAddress(k.address), presentToken(k)]))
+  const tokens = Object.fromEntries((await app.queries.findFilterTokens(named)).map((k) => [checksumAddress(k.address), presentToken(k)]))
   return { methods, tokens }
 }
 
@@ -201,7 +199,7 @@ async function requestFilter (app: FastifyInstance, q: AdvancedFilterQuery): Pro
     if (date !== undefined && !(date.getUTCFullYear() >= 1)) return invalidDate(field)
   }
   if (from === undefined && to === undefined) return filter
-  const blocks = await resolveAge(app.db.knex, from, to)
+  const blocks = await app.queries.resolveAge({ from, to })
   return blocks === undefined ? 'empty' : { ...filter, blocks }
 }
 
@@ -224,11 +222,11 @@ function csvRow (item: ReturnType<typeof presentItem>): string {
 }
 
 /** The filter's items as CSV rows, page after page (each read from the indexes as the list's are), at most CSV_MAX_ITEMS. */
-async function readCsvRows (db: Knex, filter: AdvancedFilter): Promise<string[]> {
+async function readCsvRows (queries: Queries, filter: AdvancedFilter): Promise<string[]> {
   const lines: string[] = []
   let cursor: AdvancedFilterCursor | undefined
   for (let more = true; more;) {
-    const rows = await listAdvancedFilterItems(db, filter, cursor)
+    const rows = await queries.listAdvancedFilterItems({ filter, cursor })
     const items = rows.slice(0, PAGE_SIZE).map(presentItem)
     lines.push(...items.slice(0, CSV_MAX_ITEMS - lines.length).map(csvRow))
     more = rows.length > PAGE_SIZE && lines.length < CSV_MAX_ITEMS
@@ -242,7 +240,7 @@ async function readCsvRows (db: Knex, filter: AdvancedFilter): Promise<string[]>
 const csvQuery = { ...advancedFilterQuery, properties: Object.fromEntries(Object.entries(advancedFilterQuery.properties).filter(([k]) => !CURSOR_KEYS.includes(k))) }
 
 export async function advancedFilterListRoute (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
   app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters', {
     schema: {
       tags: ['advanced-filters'],
@@ -256,7 +254,7 @@ export async function advancedFilterListRoute (app: FastifyInstance): Promise<vo
     if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
     const search = await searchParams(app, q)
     if (filter === 'empty') return { items: [], next_page_params: null, search_params: search }
-    const rows = await listAdvancedFilterItems(db, filter, toCursor(q))
+    const rows = await queries.listAdvancedFilterItems({ filter, cursor: toCursor(q) })
     const items = rows.slice(0, PAGE_SIZE).map(presentItem)
     const next = rows.length > PAGE_SIZE ? nextPageParams(items[items.length - 1]!, q.items_count ?? 0) : null
     return { items, next_page_params: next, search_params: search }
@@ -272,7 +270,7 @@ export async function advancedFilterListRoute (app: FastifyInstance): Promise<vo
   }, async (request, reply) => {
     const filter = await requestFilter(app, request.query)
     if (typeof filter === 'object' && 'errors' in filter) return await reply.code(422).send(filter)
-    const lines = [CSV_COLUMNS.join(','), ...filter === 'empty' ? [] : await readCsvRows(db, filter)]
+    const lines = [CSV_COLUMNS.join(','), ...filter === 'empty' ? [] : await readCsvRows(queries, filter)]
     return await reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="advanced-filter.csv"')
       .send(lines.join('\r\n') + '\r\n')
   })

@@ -1,24 +1,24 @@
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE, findBlock, listBlocks } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
-import { findBlockNumber, listBlockTransactions, type TransactionType } from '../../core/queries/block-transactions.ts'
-import { listBlockInternalTransactions } from '../../core/queries/internal-transactions.ts'
+import { type TransactionType } from '../../core/queries/block-transactions.ts'
 import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
-import { bigintParam, integerParam, keysetPage } from './pages.ts'
+import { bigintParam, integerParam, keysetPage, toPage } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
 
 /** The indexed block's number for a number-or-hash path parameter, or undefined. */
-export async function blockNumberOf (db: FastifyInstance['db']['knex'], id: string): Promise<number | undefined> {
-  if (id.startsWith('0x')) return await findBlockNumber(db, { hash: Buffer.from(id.slice(2), 'hex') })
-  return Number.isSafeInteger(Number(id)) ? await findBlockNumber(db, { number: Number(id) }) : undefined
+export async function blockNumberOf (queries: Queries, id: string): Promise<number | undefined> {
+  if (id.startsWith('0x')) return await queries.findBlockNumber({ hash: Buffer.from(id.slice(2), 'hex') })
+  return Number.isSafeInteger(Number(id)) ? await queries.findBlockNumber({ number: Number(id) }) : undefined
 }
 
 export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
@@ -32,13 +32,8 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
   }, async (request) => {
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
-    const rows = await listBlocks(app.db.knex, request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0))
-    const items = rows.slice(0, PAGE_SIZE)
-    const last = items[items.length - 1]
-    return {
-      items: items.map((b) => presentBlock(b, 'list')),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined ? { block_number: last.number, items_count: PAGE_SIZE } : null
-    }
+    const rows = await app.queries.listBlocks({ before: request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0) })
+    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get<{ Params: { block_hash_or_number_param: string } }>('/blocks/:block_hash_or_number_param', {
@@ -52,7 +47,7 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
   }, async (request, reply) => {
     const id = request.params.block_hash_or_number_param
     const key = id.startsWith('0x') ? { hash: Buffer.from(id.slice(2), 'hex') } : { number: Number(id) }
-    const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await findBlock(app.db.knex, key)
+    const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await app.queries.findBlock(key)
     if (found === undefined) throw new NotFoundError()
     return presentBlock(found, 'detail')
   })
@@ -75,9 +70,9 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
       }
     }
   }, async (request, reply) => {
-    const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
+    const number = await blockNumberOf(app.queries, request.params.block_hash_or_number_param)
     if (number === undefined) throw new NotFoundError()
-    const [rows, confirmation] = await Promise.all([listBlockTransactions(app.db.knex, number, request.query.type, integerParam(request.query.index, -1)), app.confirmationDuration()])
+    const [rows, confirmation] = await Promise.all([app.queries.listBlockTransactions({ blockNumber: number, type: request.query.type, afterIndex: integerParam(request.query.index, -1) }), app.confirmationDuration()])
     const decoded = await decodeTransactionInputs(decoder, rows)
     return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
@@ -104,11 +99,11 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
       }
     }
   }, async (request, reply) => {
-    const number = await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param)
+    const number = await blockNumberOf(app.queries, request.params.block_hash_or_number_param)
     if (number === undefined) throw new NotFoundError()
     const q = request.query
     const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }
-    const rows = await listBlockInternalTransactions(app.db.knex, number, after)
+    const rows = await app.queries.listBlockInternalTransactions({ blockNumber: number, after })
     return keysetPage(rows, presentInternalTransaction,
       (last) => ({ transaction_index: last.transaction_index, index: last.trace_index, items_count: PAGE_SIZE }),
       q, ['transaction_index', 'index', 'items_count'])
@@ -116,5 +111,5 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
 
   app.get('/main-page/blocks', {
     schema: { tags: ['main-page'], summary: 'The 4 newest blocks', querystring: query(), response: { 200: { type: 'array', items: block } } }
-  }, async () => (await listBlocks(app.db.knex, undefined, 4)).slice(0, 4).map((b) => presentBlock(b, 'list')))
+  }, async () => (await app.queries.listBlocks({ before: undefined, limit: 4 })).slice(0, 4).map((b) => presentBlock(b, 'list')))
 }

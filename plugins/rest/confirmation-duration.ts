@@ -4,7 +4,6 @@
 // the pool, so every transaction it lists answers so. The pace is read at most
 // once per refresh for all routes that list transactions.
 import type { FastifyInstance } from 'fastify'
-import { readBlockPace } from '../../core/queries/block-pace.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
 
 const PACE_REFRESH_MS = 5000
@@ -20,7 +19,7 @@ declare module 'fastify' {
 export const confirmationDurationJson = (blockTimeMs: number | null): string => blockTimeMs === null ? '[]' : `[0,${Math.round(blockTimeMs)}]`
 
 export function decorateConfirmationDuration (scope: FastifyInstance): void {
-  const pace = createRefreshing(async () => await readBlockPace(scope.db.knex), {
+  const pace = createRefreshing(async () => await scope.queries.readBlockPace(), {
     maxAgeMs: PACE_REFRESH_MS,
     onError: (err) => scope.log.warn({ err }, 'reading the block pace failed; serving the last value')
   })

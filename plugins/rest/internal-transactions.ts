@@ -1,13 +1,9 @@
 // Internal transactions: the global list, a transaction's and an address's.
 // (A block's are in blocks.ts.)
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { AFTER_ALL } from '../../core/queries/cursor.ts'
-import { transactionExists } from '../../core/queries/exists.ts'
-import {
-  listAddressInternalTransactions, listInternalTransactions, listTransactionInternalTransactions,
-  type InternalTransactionCursor, type InternalTransactionRecord
-} from '../../core/queries/internal-transactions.ts'
+import { type InternalTransactionCursor, type InternalTransactionRecord } from '../../core/queries/internal-transactions.ts'
 import { hashParam, internalTransaction, internalTransactionCursorParams } from './list-schemas.ts'
 import { bigintParam, integerParam, keysetPage, pageSize } from './pages.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
@@ -32,7 +28,7 @@ export const nextInternalTransactionParams = (size: number) => (last: InternalTr
 })
 
 export async function internalTransactionRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Querystring: CursorQuery & { transaction_hash?: string, limit?: number | null } }>('/internal-transactions', {
     schema: {
@@ -44,7 +40,7 @@ export async function internalTransactionRoutes (app: FastifyInstance): Promise<
   }, async (request) => {
     const q = request.query
     const size = pageSize(q.limit)
-    const rows = await listInternalTransactions(db, q.transaction_hash === undefined ? undefined : hashBytes(q.transaction_hash), descCursor(q))
+    const rows = await queries.listInternalTransactions({ transaction: q.transaction_hash === undefined ? undefined : hashBytes(q.transaction_hash), cursor: descCursor(q) })
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, CURSOR_KEYS, size)
   })
 
@@ -58,8 +54,8 @@ export async function internalTransactionRoutes (app: FastifyInstance): Promise<
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) throw new NotFoundError()
-    const rows = await listTransactionInternalTransactions(db, hash, integerParam(request.query.index, -1))
+    if (!await queries.transactionExists(hash)) throw new NotFoundError()
+    const rows = await queries.listTransactionInternalTransactions({ hash, afterIndex: integerParam(request.query.index, -1) })
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query, CURSOR_KEYS)
   })
 
@@ -73,7 +69,7 @@ export async function internalTransactionRoutes (app: FastifyInstance): Promise<
     }
   }, async (request) => {
     const q = request.query
-    const rows = await listAddressInternalTransactions(db, hashBytes(request.params.address_hash_param), q.filter, descCursor(q))
+    const rows = await queries.listAddressInternalTransactions({ address: hashBytes(request.params.address_hash_param), filter: q.filter, cursor: descCursor(q) })
     return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q, CURSOR_KEYS)
   })
 }

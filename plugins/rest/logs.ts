@@ -1,8 +1,7 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { transactionExists } from '../../core/queries/exists.ts'
-import { listAddressLogs, listTransactionLogs, type LogRecord } from '../../core/queries/logs.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type LogRecord } from '../../core/queries/logs.ts'
 import { log, logCursorParams } from './list-schemas.ts'
 import { blockIndexCursor, integerParam, keysetPage } from './pages.ts'
 import { presentLog } from './present-log.ts'
@@ -19,7 +18,7 @@ const nextParams = (last: LogRecord) => ({ block_number: last.block_number, inde
 type CursorQuery = { block_number?: number, index?: number }
 
 export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
     schema: {
@@ -31,8 +30,8 @@ export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: D
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) throw new NotFoundError()
-    const rows = await listTransactionLogs(db, hash, integerParam(request.query.index, -1))
+    if (!await queries.transactionExists(hash)) throw new NotFoundError()
+    const rows = await queries.listTransactionLogs({ hash, afterIndex: integerParam(request.query.index, -1) })
     const decoded = await decodeLogs(decoder, rows)
     return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query, CURSOR_KEYS)
   })
@@ -49,7 +48,7 @@ export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: D
     const q = request.query
     const cursor = blockIndexCursor(q)
     const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
-    const rows = await listAddressLogs(db, hashBytes(request.params.address_hash_param), topic, cursor)
+    const rows = await queries.listAddressLogs({ address: hashBytes(request.params.address_hash_param), topic, cursor })
     const decoded = await decodeLogs(decoder, rows)
     return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, q, CURSOR_KEYS)
   })

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { readIndexingStatus } from '../../core/queries/indexing-status.ts'
 import { query, validationError } from './schemas.ts'
 
 const indexingStatusSchema = {
@@ -24,6 +23,6 @@ const indexingStatusSchema = {
 export async function mainPageRoutes (app: FastifyInstance): Promise<void> {
   app.get('/main-page/indexing-status', { schema: indexingStatusSchema }, async () => {
     const nodeHead = Number(await app.geth.rpc.call<string>('eth_blockNumber'))
-    return await readIndexingStatus(app.db.knex, nodeHead)
+    return await app.queries.readIndexingStatus(nodeHead)
   })
 }

@@ -2,10 +2,17 @@
 // next_page_params = the request's own parameters (less apikey, type and the
 // previous cursor) merged with the cursor taken from the page's last item, or
 // null on the last page. Queries read one row more than a page to know.
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/cursor.ts'
-import type { TokenTransferCursor, TokenTransferRow, TokenType } from '../../core/queries/token-transfers.ts'
+import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/token-transfers.ts'
 import { hex } from './present.ts'
+
+/** A page whose next_page_params is the cursor alone (the lists that echo nothing of the request). */
+export function toPage<Row, Item> (rows: Row[], present: (row: Row) => Item, cursor: (last: Row) => Record<string, unknown>, size = PAGE_SIZE) {
+  const items = rows.slice(0, size)
+  const last = items[items.length - 1]
+  return { items: items.map(present), next_page_params: rows.length > size && last !== undefined ? cursor(last) : null }
+}
 
 /** Blockscout does not echo these: type must be sent again with each page. */
 const NEVER_ECHOED = ['apikey', 'type']
@@ -63,7 +70,7 @@ export function tokenTransferCursor (q: TokenTransferPageQuery, order: 'asc' | '
 }
 
 /** Blockscout's token-transfer cursor: no items_count; the batch_* keys when the page ends inside a batch. */
-export function nextTokenTransferParams (last: TokenTransferRow, next: TokenTransferRow): Record<string, unknown> {
+export function nextTokenTransferParams (last: TokenTransferRecord, next: TokenTransferRecord): Record<string, unknown> {
   const params: Record<string, unknown> = { block_number: last.block_number, index: last.log_index }
   if (next.block_number === last.block_number && next.log_index === last.log_index) {
     Object.assign(params, {
@@ -74,11 +81,4 @@ export function nextTokenTransferParams (last: TokenTransferRow, next: TokenTran
     })
   }
   return params
-}
-
-/** `ERC-20,erc-721`, `[ERC-1155]` or empty (no filter), as Blockscout reads the type list. */
-export function parseTokenTypes (value: string | undefined): TokenType[] | undefined {
-  if (value === undefined) return undefined
-  const types = value.replace(/^\[|\]$/g, '').split(',').filter((t) => t !== '').map((t) => t.toUpperCase() as TokenType)
-  return types.length === 0 ? undefined : [...new Set(types)]
 }

@@ -1,6 +1,6 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
 import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
-import type { TokenTransferRecord } from '../../core/queries/transactions.ts'
+import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
 import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 import { ZERO_ADDRESS } from '../../core/indexer/types.ts'

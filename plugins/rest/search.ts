@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { classifyQuery, findBlockHit, findExactHits, findTransactionHit, searchTokens, type TokenSearchCursor } from '../../core/queries/search.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search.ts'
 import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
@@ -22,7 +22,7 @@ const TOKEN_CURSOR = {
 const needsQ = (properties: Record<string, object> = {}) => ({ ...query({ q, ...properties }), required: ['q'] })
 
 export async function searchRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Querystring: SearchQuery }>('/search', {
     schema: {
@@ -46,9 +46,9 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
       : { holderCount, address: hashBytes(address) }
     if (text === '') return { items: [], next_page_params: null }
     // Exact matches lead the first page only; later pages continue the token list.
-    const exact = cursor === undefined ? await findExactHits(db, text) : []
+    const exact = cursor === undefined ? await queries.findExactHits(text) : []
     const room = PAGE_SIZE - exact.length
-    const tokens = await searchTokens(db, text, cursor, room)
+    const tokens = await queries.searchTokens({ text, cursor, limit: room })
     const shown = tokens.slice(0, room)
     const last = shown[shown.length - 1]
     return {
@@ -69,8 +69,8 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const text = request.query.q.trim()
     if (text.length < QUICK_MIN_LENGTH) return []
-    const exact = await findExactHits(db, text)
-    const tokens = await searchTokens(db, text, undefined, PAGE_SIZE - exact.length)
+    const exact = await queries.findExactHits(text)
+    const tokens = await queries.searchTokens({ text, cursor: undefined, limit: PAGE_SIZE - exact.length })
     return [...exact.map(presentExactHit), ...tokens.slice(0, PAGE_SIZE - exact.length).map(presentTokenHit)]
   })
 
@@ -91,12 +91,12 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
     // As Blockscout: any well-formed address redirects, known or not.
     if ('address' in key) return { redirect: true, type: 'address', parameter: getAddress(hex(key.address)) }
     if ('number' in key) {
-      const block = await findBlockHit(db, key)
+      const block = await queries.findBlockHit(key)
       return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
     }
-    const transaction = await findTransactionHit(db, key.hash)
+    const transaction = await queries.findTransactionHit(key.hash)
     if (transaction !== undefined) return { redirect: true, type: 'transaction', parameter: hex(transaction.hash) }
-    const block = await findBlockHit(db, key)
+    const block = await queries.findBlockHit(key)
     return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
   })
 }

@@ -3,7 +3,6 @@
 // ABI once verified, or its twin's; proxy kind and implementations read from
 // the node). Verifying is in smart-contract-verification.ts.
 import type { FastifyInstance } from 'fastify'
-import { countContracts, findContract } from '../../core/queries/smart-contracts.ts'
 import {
   countVerifiedContracts, findVerifiedContract, findVerifiedTwin, listVerifiedContracts, runtimeCodeHash, type Verifier
 } from '../../core/verify/index.ts'
@@ -42,6 +41,7 @@ type ListQuery = { q?: string, filter?: string, smart_contract_id?: number }
 
 export async function smartContractRoutes (app: FastifyInstance, { verifier }: { verifier: Verifier | undefined }): Promise<void> {
   const db = app.db.knex
+  const queries = app.queries
 
   // As /tokens: the spec writes a trailing slash, which the router ignores (plugins/index.ts).
   app.get<{ Querystring: ListQuery }>('/smart-contracts', {
@@ -118,7 +118,7 @@ export async function smartContractRoutes (app: FastifyInstance, { verifier }: {
       }
     }
   }, async () => {
-    const [counts, verified] = await Promise.all([countContracts(db), countVerifiedContracts(db)])
+    const [counts, verified] = await Promise.all([queries.countContracts(), countVerifiedContracts(db)])
     return {
       smart_contracts: counts.contracts,
       new_smart_contracts_24h: counts.new_contracts_24h,
@@ -137,7 +137,7 @@ export async function smartContractRoutes (app: FastifyInstance, { verifier }: {
     }
   }, async (request, reply) => {
     const address = request.params.address_hash_param.toLowerCase()
-    const found = await findContract(db, hashBytes(address))
+    const found = await queries.findContract(hashBytes(address))
     if (found === undefined) throw new NotFoundError()
     const code = found.code.toString('hex')
     const [verified, proxy] = await Promise.all([

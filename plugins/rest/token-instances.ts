@@ -1,22 +1,18 @@
 import type { FastifyInstance } from 'fastify'
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
-import { findToken, type TokenRecord } from '../../core/queries/tokens.ts'
-import {
-  countInstanceTransfers, findTokenInstance, listHolderInstances, listInstanceHolders, listTokenInstances
-} from '../../core/queries/token-instances.ts'
-import { listInstanceTransfers } from '../../core/queries/token-transfers.ts'
+import { type TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { toPage } from './paging.ts'
 import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
-import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
+import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
 import {
   ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams
 } from './schemas.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78
@@ -31,15 +27,15 @@ type InstanceParams = AddressHashParams & { token_id_param: string }
 const storableId = (id: string): boolean => !id.startsWith('-') && id.length <= MAX_TOKEN_ID_DIGITS
 
 /** The NFT token of the path, or undefined (404) for an unknown address or an ERC-20 token. */
-async function findNftToken (db: FastifyInstance['db']['knex'], params: InstanceParams): Promise<TokenRecord | undefined> {
-  const token = await findToken(db, hashBytes(params.address_hash_param))
+async function findNftToken (queries: Queries, params: InstanceParams): Promise<TokenRecord | undefined> {
+  const token = await queries.findToken(hashBytes(params.address_hash_param))
   return token === undefined || token.type === 'ERC-20' ? undefined : token
 }
 
 const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
 
 export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: AddressHashParams, Querystring: { holder_address_hash?: string, unique_token?: string } }>('/tokens/:address_hash_param/instances', {
     schema: {
@@ -51,13 +47,13 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
-    const token = await findToken(db, address)
+    const token = await queries.findToken(address)
     if (token === undefined) throw new NotFoundError()
     const q = request.query
     const before = cursorValue(q.unique_token)
     const rows = q.holder_address_hash === undefined
-      ? await listTokenInstances(db, address, before)
-      : await listHolderInstances(db, address, hashBytes(q.holder_address_hash), before)
+      ? await queries.listTokenInstances({ token: address, before })
+      : await queries.listHolderInstances({ token: address, holder: hashBytes(q.holder_address_hash), before })
     // Blockscout sends the id as a number here; ids beyond 2^53 would lose digits in JSON, so they go as strings.
     return toPage(rows, (i) => presentInstance(i, token),
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
@@ -73,8 +69,8 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     }
   }, async (request, reply) => {
     const id = request.params.token_id_param
-    const token = await findNftToken(db, request.params)
-    const found = token === undefined || !storableId(id) ? undefined : await findTokenInstance(db, token.address, id)
+    const token = await findNftToken(queries, request.params)
+    const found = token === undefined || !storableId(id) ? undefined : await queries.findTokenInstance({ token: token.address, tokenId: id })
     if (token === undefined || found === undefined) throw new NotFoundError()
     // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
     const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
@@ -91,9 +87,9 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
-    const token = await findNftToken(db, request.params)
+    const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
-    const rows = storableId(id) ? await listInstanceTransfers(db, token.address, id, tokenTransferCursor(request.query, 'desc')) : []
+    const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
     return keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }),
       request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
   })
@@ -112,12 +108,12 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
-    const token = await findNftToken(db, request.params)
+    const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
-    const rows = storableId(id) ? await listInstanceHolders(db, token.address, id, cursor) : []
+    const rows = storableId(id) ? await queries.listInstanceHolders({ token: token.address, tokenId: id, cursor }) : []
     return toPage(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
       (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
@@ -132,8 +128,8 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
-    const token = await findNftToken(db, request.params)
+    const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
-    return { transfers_count: storableId(id) ? await countInstanceTransfers(db, token.address, id) : 0 }
+    return { transfers_count: storableId(id) ? await queries.countInstanceTransfers({ token: token.address, tokenId: id }) : 0 }
   })
 }

@@ -1,13 +1,12 @@
 // Schemas of the token, holding, instance and cursor shapes shared by the
 // address, token and smart-contract routes (Blockscout 11.2.7's Token,
 // TokenBalance, TokenInstance and TokenHolderResponse).
+import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
 import { ADDRESS_PATTERN, addressObject } from './schemas.ts'
 
 const nullable = (type: string) => ({ type: [type, 'null'] })
 const intString = { type: 'string', pattern: '^-?[0-9]+$' }
 const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
-
-export const TOKEN_TYPES = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404', 'ERC-7984']
 
 export const token = {
   type: 'object',
@@ -92,9 +91,11 @@ export const cursorAddress = { type: 'string', pattern: ADDRESS_PATTERN }
 export const tokenTypeList = { type: 'string', pattern: `^(\\[?(${TOKEN_TYPES.join('|')})(,(${TOKEN_TYPES.join('|')}))*\\]?)?$` }
 
 /** The types of a `type=` list, undefined for all. */
-export function parseTokenTypes (list: string | undefined): string[] | undefined {
-  if (list === undefined || list === '') return undefined
-  return list.replace(/^\[|\]$/g, '').split(',')
+/** `ERC-20,erc-721`, `[ERC-1155]` or empty (no filter), as Blockscout reads the type list. */
+export function parseTokenTypes (value: string | undefined): TokenType[] | undefined {
+  if (value === undefined) return undefined
+  const types = value.replace(/^\[|\]$/g, '').split(',').filter((t) => t !== '').map((t) => t.toUpperCase() as TokenType)
+  return types.length === 0 ? undefined : [...new Set(types)]
 }
 
 /** An integer-string cursor value, undefined when empty or "null". */

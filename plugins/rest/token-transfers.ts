@@ -1,14 +1,12 @@
 // Token transfers: the global list, a transaction's, an address's and a token's.
 import type { FastifyInstance } from 'fastify'
-import { tokenExists, transactionExists } from '../../core/queries/exists.ts'
-import {
-  listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers, listTransactionTokenTransfersPage
-} from '../../core/queries/token-transfers.ts'
+import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
 import { addressParam, tokenTransferCursorParams, tokenTransferPage, tokenTypes } from './list-schemas.ts'
 import {
-  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, parseTokenTypes, tokenTransferCursor, type TokenTransferPageQuery
+  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, tokenTransferCursor, type TokenTransferPageQuery
 } from './pages.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
+import { parseTokenTypes } from './token-schemas.ts'
 import { addressHashParams, itemsCount, message, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
@@ -18,8 +16,8 @@ const listResponse = tokenTransferPage()
 type PageQuery = TokenTransferPageQuery & { type?: string }
 
 export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
-  const pageOf = (rows: Awaited<ReturnType<typeof listTokenTransfers>>, q: object, size?: number) =>
+  const queries = app.queries
+  const pageOf = (rows: TokenTransferRecord[], q: object, size?: number) =>
     keysetPage(rows, presentTokenTransfer, nextTokenTransferParams, q as Record<string, unknown>, TOKEN_TRANSFER_CURSOR_KEYS, size)
 
   app.get<{ Querystring: PageQuery & { limit?: number | null } }>('/token-transfers', {
@@ -32,7 +30,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
   }, async (request) => {
     const q = request.query
     const size = pageSize(q.limit)
-    return pageOf(await listTokenTransfers(db, parseTokenTypes(q.type), tokenTransferCursor(q, 'desc')), q, size)
+    return pageOf(await queries.listTokenTransfers({ types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'desc') }), q, size)
   })
 
   app.get<{ Params: TransactionHashParams, Querystring: PageQuery }>('/transactions/:transaction_hash_param/token-transfers', {
@@ -45,9 +43,9 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    if (!await transactionExists(db, hash)) throw new NotFoundError()
+    if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const q = request.query
-    return pageOf(await listTransactionTokenTransfersPage(db, hash, parseTokenTypes(q.type), tokenTransferCursor(q, 'asc')), q)
+    return pageOf(await queries.listTransactionTokenTransfersPage({ hash, types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'asc') }), q)
   })
 
   app.get<{ Params: AddressHashParams, Querystring: PageQuery & { filter?: 'from' | 'to', token?: string } }>('/addresses/:address_hash_param/token-transfers', {
@@ -67,7 +65,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
   }, async (request) => {
     const q = request.query
     const options = { filter: q.filter, types: parseTokenTypes(q.type), token: q.token === undefined ? undefined : hashBytes(q.token) }
-    return pageOf(await listAddressTokenTransfers(db, hashBytes(request.params.address_hash_param), options, tokenTransferCursor(q, 'desc')), q)
+    return pageOf(await queries.listAddressTokenTransfers({ address: hashBytes(request.params.address_hash_param), options, cursor: tokenTransferCursor(q, 'desc') }), q)
   })
 
   app.get<{ Params: AddressHashParams, Querystring: PageQuery }>('/tokens/:address_hash_param/transfers', {
@@ -80,7 +78,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     }
   }, async (request, reply) => {
     const token = hashBytes(request.params.address_hash_param)
-    if (!await tokenExists(db, token)) throw new NotFoundError()
-    return pageOf(await listTokenContractTransfers(db, token, tokenTransferCursor(request.query, 'desc')), request.query)
+    if (!await queries.tokenExists(token)) throw new NotFoundError()
+    return pageOf(await queries.listTokenContractTransfers({ token, cursor: tokenTransferCursor(request.query, 'desc') }), request.query)
   })
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { countTokenTransfers, findToken, listTokenHolders, listTokens, type TokenListCursor } from '../../core/queries/tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { type TokenListCursor } from '../../core/queries/tokens.ts'
 import { presentToken } from './present-token.ts'
-import { toPage } from './paging.ts'
+import { toPage } from './pages.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
 import {
@@ -39,7 +39,7 @@ function echoed (q: ListQuery) {
 }
 
 export async function tokenRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   // Blockscout's OpenAPI names the list `/v2/tokens/`; the router's ignoreTrailingSlash (plugins/index.ts) serves both.
   app.get<{ Querystring: ListQuery }>('/tokens', {
@@ -69,7 +69,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     if (pageSize === 0) return { items: [], next_page_params: null }
     // Market data is null for every token, so fiat and market-cap orders leave the holder order.
     const ascending = q.sort === 'holders_count' && q.order === 'asc'
-    const rows = await listTokens(db, { types: parseTokenTypes(q.type), q: q.q }, ascending, listCursor(q), pageSize)
+    const rows = await queries.listTokens({ filter: { types: parseTokenTypes(q.type), q: q.q }, holdersAscending: ascending, cursor: listCursor(q), pageSize })
     return toPage(rows, presentToken, (last) => ({
       contract_address_hash: hex(last.address),
       fiat_value: null,
@@ -85,7 +85,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
   app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param', {
     schema: { tags: ['tokens'], summary: 'A token', params: addressHashParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }
   }, async (request, reply) => {
-    const found = await findToken(db, hashBytes(request.params.address_hash_param))
+    const found = await queries.findToken(hashBytes(request.params.address_hash_param))
     if (found === undefined) throw new NotFoundError()
     return presentToken(found)
   })
@@ -100,9 +100,9 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
-    const found = await findToken(db, address)
+    const found = await queries.findToken(address)
     if (found === undefined) throw new NotFoundError()
-    return { token_holders_count: String(Math.max(0, found.holder_count)), transfers_count: await countTokenTransfers(db, address) }
+    return { token_holders_count: String(Math.max(0, found.holder_count)), transfers_count: await queries.countTokenTransfers(address) }
   })
 
   app.get<{ Params: AddressHashParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/holders', {
@@ -115,14 +115,14 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
-    const found = await findToken(db, address)
+    const found = await queries.findToken(address)
     if (found === undefined) throw new NotFoundError()
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined
       ? undefined
       : { value, holder: hashBytes(q.address_hash), tokenId: cursorValue(q.token_id) ?? '-1' }
-    const rows = await listTokenHolders(db, address, cursor)
+    const rows = await queries.listTokenHolders({ token: address, cursor })
     const perId = found.type === 'ERC-1155'
     return toPage(rows,
       (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: perId ? h.token_id : null }),

@@ -1,11 +1,7 @@
 // A transaction's execution: its raw trace (Parity style, from the indexed
 // call frames) and its balance changes (coin ones from Geth's prestateTracer).
 import type { FastifyInstance } from 'fastify'
-import { listTraceFrames } from '../../core/queries/internal-transactions.ts'
-import { readStateChanges } from '../../core/queries/state-changes.ts'
-import { listTransactionTokenTransfersPage } from '../../core/queries/token-transfers.ts'
-import { transactionExists } from '../../core/queries/exists.ts'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges } from './present-state-change.ts'
@@ -14,7 +10,7 @@ import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
 export async function transactionTraceRoutes (app: FastifyInstance): Promise<void> {
-  const db = app.db.knex
+  const queries = app.queries
 
   app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/raw-trace', {
     schema: {
@@ -26,9 +22,9 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    const frames = await listTraceFrames(db, hash)
+    const frames = await queries.listTraceFrames(hash)
     // Every indexed transaction has at least its own frame.
-    if (frames.length === 0 && !await transactionExists(db, hash)) throw new NotFoundError()
+    if (frames.length === 0 && !await queries.transactionExists(hash)) throw new NotFoundError()
     return presentRawTrace(hash, frames)
   })
 
@@ -42,8 +38,8 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    const transfers = await listTransactionTokenTransfersPage(db, hash, undefined, undefined, 'all')
-    const changes = await readStateChanges(db, app.geth.rpc, hash, transfers)
+    const transfers = await queries.listTransactionTokenTransfersPage({ hash, types: undefined, cursor: undefined, limit: 'all' })
+    const changes = await queries.readStateChanges({ rpc: app.geth.rpc, hash, transfers })
     if (changes === undefined) throw new NotFoundError()
     // One transaction's changes are computed whole; Blockscout pages them by a running count.
     const all = presentStateChanges(changes)

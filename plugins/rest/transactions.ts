@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { PAGE_SIZE } from '../../core/queries/blocks.ts'
-import { findTransaction, listTransactionTokenTransfers, listTransactions } from '../../core/queries/transactions.ts'
+import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
@@ -36,7 +35,7 @@ export async function transactionRoutes (app: FastifyInstance, { decoder }: { de
     // Pending transactions are not indexed and clique Geth 1.13 has no blobs.
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
     const cursor = blockIndexCursor(q)
-    const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, cursor), app.confirmationDuration()])
+    const [rows, confirmation] = await Promise.all([app.queries.listTransactions({ cursor }), app.confirmationDuration()])
     const items = rows.slice(0, PAGE_SIZE)
     const last = items[items.length - 1]
     const decoded = await decodeTransactionInputs(decoder, items)
@@ -58,9 +57,9 @@ export async function transactionRoutes (app: FastifyInstance, { decoder }: { de
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
-    const tx = await findTransaction(app.db.knex, hash)
+    const tx = await app.queries.findTransaction(hash)
     if (tx === undefined) throw new NotFoundError()
-    const [transfers, decoded] = await Promise.all([listTransactionTokenTransfers(app.db.knex, hash, DETAIL_TOKEN_TRANSFERS), decodeTransactionInput(decoder, tx)])
+    const [transfers, decoded] = await Promise.all([app.queries.listTransactionTokenTransfers({ hash, limit: DETAIL_TOKEN_TRANSFERS }), decodeTransactionInput(decoder, tx)])
     const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
     return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), decoded, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
@@ -68,7 +67,7 @@ export async function transactionRoutes (app: FastifyInstance, { decoder }: { de
   app.get('/main-page/transactions', {
     schema: { tags: ['main-page'], summary: 'The 6 newest transactions', querystring: query(), response: { 200: { type: 'array', items: transaction } } }
   }, async (_request, reply) => {
-    const [rows, confirmation] = await Promise.all([listTransactions(app.db.knex, undefined, 6), app.confirmationDuration()])
+    const [rows, confirmation] = await Promise.all([app.queries.listTransactions({ cursor: undefined, limit: 6 }), app.confirmationDuration()])
     const newest = rows.slice(0, 6)
     const decoded = await decodeTransactionInputs(decoder, newest)
     return await reply.type(JSON_TEXT).send('[' + newest.map((tx) => transactionJson(tx, confirmation, decoded(tx))).join(',') + ']')

@@ -36,7 +36,7 @@ export async function withdrawalRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
-    if (await blockNumberOf(app.db.knex, request.params.block_hash_or_number_param) === undefined) throw new NotFoundError()
+    if (await blockNumberOf(app.queries, request.params.block_hash_or_number_param) === undefined) throw new NotFoundError()
     return NONE
   })
 

@@ -8,21 +8,16 @@
 //   addresses:new_address                 count {count}
 // Only topics someone joined are worked out: an address's payloads cost reads.
 // There is no price feed, so exchange_rate is null.
-import type { Knex } from 'knex'
 import type { CommittedBlock, Hex, TokenTransferRow, TransactionRow } from '../../core/indexer/types.ts'
 import type { ChannelHub } from '../../core/phoenix/hub.ts'
 import { TOPICS } from '../../core/phoenix/topics.ts'
-import { findBlock } from '../../core/queries/blocks.ts'
-import { readBlockPace } from '../../core/queries/block-pace.ts'
-import { findTransaction, listTransactionTokenTransfers } from '../../core/queries/transactions.ts'
-import { listCoinBalanceHistory } from '../../core/queries/coin-balances.ts'
-import { countAddresses, findAddressBalance } from '../../core/queries/address-balance.ts'
 import { presentBlock } from '../rest/present.ts'
 import { presentTokenTransfer, transactionJson } from '../rest/present-transaction.ts'
 import { decodeTransactionInput } from '../rest/decodings.ts'
 import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 /**
  * new_block events for at most this many blocks of a batch, the newest: a
@@ -44,15 +39,15 @@ function groupBy<T> (items: T[], keys: (item: T) => Array<string | null>): Map<s
   return groups
 }
 
-async function broadcastBlocks (db: Knex, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
+async function broadcastBlocks (queries: Queries, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
   const minerTopic = (b: CommittedBlock) => b.block.signer === null ? undefined : TOPICS.minerBlocks(b.block.signer)
   const wanted = batch.slice(-MAX_NEW_BLOCKS_PER_BATCH)
     .filter((b) => hub.hasSubscribers(TOPICS.newBlock) || (minerTopic(b) !== undefined && hub.hasSubscribers(minerTopic(b)!)))
   if (wanted.length === 0) return
-  const { blockTimeMs } = await readBlockPace(db)
+  const { blockTimeMs } = await queries.readBlockPace()
   const averageBlockTime = String(Math.round(blockTimeMs ?? 0))
   for (const committed of wanted) {
-    const record = await findBlock(db, { number: committed.block.number })
+    const record = await queries.findBlock({ number: committed.block.number })
     if (record === undefined) continue
     const payload = { average_block_time: averageBlockTime, block: presentBlock(record, 'detail') }
     hub.broadcast(TOPICS.newBlock, 'new_block', payload)
@@ -68,16 +63,16 @@ function broadcastCounts (hub: ChannelHub, transactions: TransactionRow[], trans
   }
 }
 
-async function broadcastAddressTransactions (db: Knex, decoder: Decoder, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransactions (queries: Queries, decoder: Decoder, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
   const byAddress = groupBy(transactions, (t) => [t.from, t.to, t.created_contract].filter((a) => a !== null && subscribed(a)))
   if (byAddress.size === 0) return
-  const confirmation = confirmationDurationJson((await readBlockPace(db)).blockTimeMs)
+  const confirmation = confirmationDurationJson((await queries.readBlockPace()).blockTimeMs)
   const presented = new Map<string, unknown>()
   for (const [address, ofAddress] of byAddress) {
     const items: unknown[] = []
     for (const tx of ofAddress) {
       if (!presented.has(tx.hash)) {
-        const row = await findTransaction(db, bytes(tx.hash))
+        const row = await queries.findTransaction(bytes(tx.hash))
         presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row))))
       }
       if (presented.get(tx.hash) !== undefined) items.push(presented.get(tx.hash))
@@ -86,11 +81,11 @@ async function broadcastAddressTransactions (db: Knex, decoder: Decoder, hub: Ch
   }
 }
 
-async function broadcastAddressTransfers (db: Knex, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransfers (queries: Queries, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
   const relevant = transfers.filter((t) => subscribed(t.from) || subscribed(t.to))
   const byAddress = new Map<string, unknown[]>()
   for (const hash of new Set(relevant.map((t) => t.transaction_hash))) {
-    for (const record of await listTransactionTokenTransfers(db, bytes(hash), MAX_TRANSFERS_PER_TRANSACTION)) {
+    for (const record of await queries.listTransactionTokenTransfers({ hash: bytes(hash), limit: MAX_TRANSFERS_PER_TRANSACTION })) {
       const item = presentTokenTransfer(record)
       for (const party of new Set(['0x' + record.from.toString('hex'), '0x' + record.to.toString('hex')])) {
         if (subscribed(party)) byAddress.set(party, [...byAddress.get(party) ?? [], item])
@@ -103,7 +98,7 @@ async function broadcastAddressTransfers (db: Knex, hub: ChannelHub, transfers: 
   }
 }
 
-async function broadcastBalances (db: Knex, hub: ChannelHub, batch: CommittedBlock[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastBalances (queries: Queries, hub: ChannelHub, batch: CommittedBlock[], subscribed: (a: string) => boolean): Promise<void> {
   const touched = new Set<string>()
   for (const { block, transactions, tokenTransfers } of batch) {
     const parties: Array<Hex | null> = [block.signer, ...transactions.flatMap((t) => [t.from, t.to, t.created_contract]), ...tokenTransfers.flatMap((t) => [t.from, t.to])]
@@ -111,11 +106,11 @@ async function broadcastBalances (db: Knex, hub: ChannelHub, batch: CommittedBlo
   }
   const first = batch[0]?.block.number ?? 0
   for (const address of touched) {
-    const balance = await findAddressBalance(db, bytes(address))
+    const balance = await queries.findAddressBalance(bytes(address))
     if (balance === undefined) continue
     const topic = TOPICS.address(address)
     hub.broadcast(topic, 'balance', { balance: balance.coinBalance, block_number: balance.blockNumber, exchange_rate: null })
-    const [newest] = await listCoinBalanceHistory(db, bytes(address), undefined)
+    const [newest] = await queries.listCoinBalanceHistory({ address: bytes(address), before: undefined })
     // Blockscout tells of a balance only when it changed.
     if (newest === undefined || newest.block_number < first) continue
     hub.broadcast(topic, 'current_coin_balance', { coin_balance: newest.value, block_number: newest.block_number, exchange_rate: null })
@@ -127,14 +122,14 @@ async function broadcastBalances (db: Knex, hub: ChannelHub, batch: CommittedBlo
 const TABLE_DECODER = createDecoder({ abiSource: NO_VERIFIED_ABIS })
 
 /** Broadcasts one committed batch to the topics joined. */
-export async function broadcastBatch (db: Knex, hub: ChannelHub, batch: CommittedBlock[], decoder = TABLE_DECODER): Promise<void> {
+export async function broadcastBatch (queries: Queries, hub: ChannelHub, batch: CommittedBlock[], decoder = TABLE_DECODER): Promise<void> {
   const transactions = batch.flatMap((b) => b.transactions)
   const transfers = batch.flatMap((b) => b.tokenTransfers)
-  await broadcastBlocks(db, hub, batch)
+  await broadcastBlocks(queries, hub, batch)
   broadcastCounts(hub, transactions, transfers)
   const subscribed = (address: string): boolean => hub.hasSubscribers(TOPICS.address(address))
-  await broadcastAddressTransactions(db, decoder, hub, transactions, subscribed)
-  await broadcastAddressTransfers(db, hub, transfers, subscribed)
-  await broadcastBalances(db, hub, batch, subscribed)
-  if (hub.hasSubscribers(TOPICS.newAddress)) hub.broadcast(TOPICS.newAddress, 'count', { count: Number(await countAddresses(db)) })
+  await broadcastAddressTransactions(queries, decoder, hub, transactions, subscribed)
+  await broadcastAddressTransfers(queries, hub, transfers, subscribed)
+  await broadcastBalances(queries, hub, batch, subscribed)
+  if (hub.hasSubscribers(TOPICS.newAddress)) hub.broadcast(TOPICS.newAddress, 'count', { count: Number(await queries.countAddresses()) })
 }

@@ -82,7 +82,7 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   const stopBroadcasting = app.indexer.events.subscribe((event) => {
     if (event.type !== 'block') return
     broadcasting = broadcasting
-      .then(async () => await broadcastBatch(app.db.knex, hub, event.blocks, decoder))
+      .then(async () => await broadcastBatch(app.queries, hub, event.blocks, decoder))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   })
   // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).

@@ -14,6 +14,7 @@ declare module 'fastify' {
 async function verify (app: FastifyInstance, options: Config['verify']): Promise<void> {
   const verifier = createVerifier({
     db: app.db.knex,
+    queries: app.queries,
     rpc: app.geth.rpc,
     log: app.log.child({ name: 'verify' }),
     compiler: {

@@ -8,7 +8,7 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { nextEvent } from '../../../core/indexer/events.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
 import { waitFor } from '../../support/gateway-process.ts'
-import { readIndexingStatus, TIP_LAG_BLOCKS } from '../../../core/queries/indexing-status.ts'
+import { TIP_LAG_BLOCKS } from '../../../core/queries/indexing-status.ts'
 import type { RpcBlock } from '../../../core/indexer/types.ts'
 import { recoverCliqueSigner } from '../../../core/indexer/clique-signer.ts'
 
@@ -133,7 +133,7 @@ t.test('GET /api/v2/main-page/indexing-status answers in the Blockscout shape', 
   const response = await app.inject({ method: 'GET', url: '/api/v2/main-page/indexing-status' })
   t.equal(response.statusCode, 200)
   t.same(response.json(), { finished_indexing: true, finished_indexing_blocks: true, indexed_blocks_ratio: '1', indexed_internal_transactions_ratio: '1' })
-  const halfway = await readIndexingStatus(db, 2 * head + 1 + TIP_LAG_BLOCKS)
+  const halfway = await app.queries.readIndexingStatus(2 * head + 1 + TIP_LAG_BLOCKS)
   t.same(halfway, { finished_indexing: false, finished_indexing_blocks: false, indexed_blocks_ratio: '0.50', indexed_internal_transactions_ratio: null })
   const unknown = await app.inject({ method: 'GET', url: '/api/v2/main-page/indexing-status?verbose=1' })
   t.equal(unknown.statusCode, 422, 'an unknown parameter is refused as Blockscout refuses it')

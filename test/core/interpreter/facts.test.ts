@@ -4,6 +4,7 @@
 import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
+import { createQueries } from '../../../core/queries/index.ts'
 import { storeBlocks } from '../../../core/indexer/store.ts'
 import { createDecoder, type VerifiedAbi } from '../../../core/decode/index.ts'
 import { loadFacts } from '../../../core/interpreter/facts.ts'
@@ -13,6 +14,7 @@ import { createTestDatabase } from '../../support/database.ts'
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
+const queries = createQueries({ knex: db })
 const shape = { ...DEFAULT_SHAPE, blocks: 3 }
 await storeBlocks(db, [0, 1, 2, 3].map((n) => generateBlock(n, shape)))
 
@@ -22,7 +24,7 @@ t.test('loadFacts(): a token transfer names its accounts without asking the ABI 
   const asked: string[] = []
   const named: VerifiedAbi = { name: 'NamedToken', abi: [] }
   const decoder = createDecoder({ abiSource: { abiFor: async (address) => { asked.push(address); return address === TOKEN_ADDRESS ? named : null } } })
-  const loaded = await loadFacts(db, decoder, rows[0].transaction_hash, 'ETH')
+  const loaded = await loadFacts(queries, decoder, rows[0].transaction_hash, 'ETH')
   const addresses = [...loaded!.facts.addresses.values()]
   t.ok(addresses.filter((a) => !a.is_contract).length >= 2, 'sender and recipient are accounts')
   t.same([...new Set(asked)], [TOKEN_ADDRESS], 'only the contract is asked about')

@@ -1,6 +1,6 @@
 // Keyset pages for GraphQL connections, without a database: bounds, scan order and trimming.
 import t from 'tap'
-import { groupByParent, keysetClause, toPage, type KeysetPage } from '../../../core/queries/graphql-page.ts'
+import { groupByParent, keysetClause, toPageRows, type KeysetPage } from '../../../core/queries/graphql-page.ts'
 
 const page = (p: Partial<KeysetPage>): KeysetPage => ({ limit: 2, fromEnd: false, order: 'desc', ...p })
 
@@ -13,10 +13,10 @@ t.test('keysetClause() bounds a page after and before keys in the connection ord
     { where: ' and (n) < (?)', bindings: [8], orderBy: 'n desc', limit: 3 }, '`last` reads backwards from `before`')
 })
 
-t.test('toPage() drops the probe row and puts a backwards read in order', async (t) => {
-  t.same(toPage([5, 4, 3], page({})), { rows: [5, 4], hasMore: true })
-  t.same(toPage([5, 4], page({})), { rows: [5, 4], hasMore: false })
-  t.same(toPage([1, 2, 3], page({ fromEnd: true })), { rows: [2, 1], hasMore: true })
+t.test('toPageRows() drops the probe row and puts a backwards read in order', async (t) => {
+  t.same(toPageRows([5, 4, 3], page({})), { rows: [5, 4], hasMore: true })
+  t.same(toPageRows([5, 4], page({})), { rows: [5, 4], hasMore: false })
+  t.same(toPageRows([1, 2, 3], page({ fromEnd: true })), { rows: [2, 1], hasMore: true })
 })
 
 t.test('groupByParent() answers every parent, an empty page for one without rows', async (t) => {

@@ -4,17 +4,10 @@
 import t from 'tap'
 import knex, { type Knex } from 'knex'
 import { migrationSource } from '../../../core/db/migrations/index.ts'
-import { listAddressInternalTransactions, listInternalTransactions } from '../../../core/queries/internal-transactions.ts'
-import { listAddressTokenTransfers, listTokenContractTransfers, listTokenTransfers } from '../../../core/queries/token-transfers.ts'
-import { listAddressLogs } from '../../../core/queries/logs.ts'
-import { findAddress } from '../../../core/queries/addresses.ts'
-import { listAddressNfts } from '../../../core/queries/address-nfts.ts'
-import { listTokenInstances } from '../../../core/queries/token-instances.ts'
-import { FILTER_TOKEN_TYPES, ITEM_KINDS, listAdvancedFilterItems, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/advanced-filters.ts'
-import { listAccountInternalTransactions, listAccountTransactions } from '../../../core/queries/etherscan-account.ts'
-import { listAccountTokenTransfers } from '../../../core/queries/etherscan-token-transfers.ts'
-import { listEtherscanLogs } from '../../../core/queries/etherscan-logs.ts'
+import { TOKEN_TYPES } from '../../../core/rows.ts'
+import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/advanced-filters.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { createQueries, type Queries } from '../../../core/queries/index.ts'
 
 const BLOCKS = 20_000
 const HELD_IDS = 20_000
@@ -26,6 +19,7 @@ const db = knex({ client: 'pg', connection: await createTestDatabase(t), pool: {
 t.teardown(async () => await db.destroy())
 await db.migrate.latest({ migrationSource })
 await fill(db)
+const queries = createQueries({ knex: db })
 
 /**
  * Per block one transaction with three listed internal calls (and its own
@@ -60,17 +54,17 @@ async function fill (db: Knex): Promise<void> {
 }
 
 /** Shared buffers (pages of 8 KiB) the query `run` sends touches, read with EXPLAIN (ANALYZE, BUFFERS). */
-async function pagesTouched (run: (db: Knex) => Promise<unknown>): Promise<{ buffers: number, plan: string, discarded: number, discardedByWalk: number }> {
-  const queries: Array<{ sql: string, bindings: unknown[] }> = []
-  const listener = (q: { sql: string, bindings: unknown[] }) => { queries.push(q) }
+async function pagesTouched (run: (queries: Queries) => Promise<unknown>): Promise<{ buffers: number, plan: string, discarded: number, discardedByWalk: number }> {
+  const sent: Array<{ sql: string, bindings: unknown[] }> = []
+  const listener = (q: { sql: string, bindings: unknown[] }) => { sent.push(q) }
   db.on('query', listener)
   try {
-    await run(db)
+    await run(queries)
   } finally {
     db.off('query', listener)
   }
   // The list's query, as sent ($n placeholders): explained on a connection of its own.
-  const list = queries[queries.length - 1]!
+  const list = sent[sent.length - 1]!
   const connection = await db.client.acquireConnection() as { query (sql: string, values: unknown[]): Promise<{ rows: any[] }> }
   const { rows } = await connection.query(`explain (analyze, buffers, format json) ${list.sql}`, list.bindings).finally(() => db.client.releaseConnection(connection))
   const root = rows[0]['QUERY PLAN'][0].Plan
@@ -99,12 +93,12 @@ const scannedTables = (plan: string): string[] => [...plan.matchAll(/"Node Type"
 
 const deepInternal = { blockNumber: DEEP_BLOCK, transactionIndex: 0, index: 0 }
 const deepTransfer = { blockNumber: DEEP_BLOCK, logIndex: 0, batchIndex: 0 }
-const everything: AdvancedFilter = { kinds: ITEM_KINDS, tokenTypes: FILTER_TOKEN_TYPES, relation: 'or' }
+const everything: AdvancedFilter = { kinds: ITEM_KINDS, tokenTypes: TOKEN_TYPES, relation: 'or' }
 const deepAdvanced: AdvancedFilterCursor = { blockNumber: DEEP_BLOCK, transactionIndex: 0, internalIndex: null, transferIndex: null, batchIndex: null }
 const deepAdvancedTransfer = { ...deepAdvanced, transferIndex: 1, batchIndex: 1 }
-const advanced = (filter: Partial<AdvancedFilter>, cursor = deepAdvanced) => (deep: boolean) => async (db: Knex) =>
-  await listAdvancedFilterItems(db, { ...everything, ...filter }, deep ? cursor : undefined)
-const lists: Array<[string, (cursor: boolean) => (db: Knex) => Promise<unknown>]> = [
+const advanced = (filter: Partial<AdvancedFilter>, cursor = deepAdvanced) => (deep: boolean) => async (queries: Queries) =>
+  await queries.listAdvancedFilterItems({ filter: { ...everything, ...filter }, cursor: deep ? cursor : undefined })
+const lists: Array<[string, (cursor: boolean) => (queries: Queries) => Promise<unknown>]> = [
   // Transactions, internal transactions and token transfers merged: each source from its own index.
   ['the advanced filter', advanced({})],
   ['the advanced filter, after a transfer', advanced({}, deepAdvancedTransfer)],
@@ -112,20 +106,20 @@ const lists: Array<[string, (cursor: boolean) => (db: Knex) => Promise<unknown>]
   ['the advanced filter of a sender and a receiver', advanced({ fromInclude: [SENDER], toInclude: [RECEIVER], relation: 'and' })],
   ['the advanced filter of a sparse token type', advanced({ kinds: [], tokenTypes: ['ERC-721'] })],
   ['the advanced filter of a token', advanced({ kinds: [], tokensInclude: [ERC1155] })],
-  ['internal transactions', (deep) => async (db) => await listInternalTransactions(db, undefined, deep ? deepInternal : undefined)],
-  ['an address\'s internal transactions (from)', (deep) => async (db) => await listAddressInternalTransactions(db, CONTRACT, 'from', deep ? deepInternal : undefined)],
-  ['an address\'s internal transactions (all sides)', (deep) => async (db) => await listAddressInternalTransactions(db, RECEIVER, undefined, deep ? deepInternal : undefined)],
-  ['token transfers', (deep) => async (db) => await listTokenTransfers(db, undefined, deep ? deepTransfer : undefined)],
-  ['token transfers of a sparse type', (deep) => async (db) => await listTokenTransfers(db, ['ERC-721'], deep ? deepTransfer : undefined)],
-  ['token transfers of two types', (deep) => async (db) => await listTokenTransfers(db, ['ERC-20', 'ERC-721'], deep ? deepTransfer : undefined)],
-  ['a token\'s transfers', (deep) => async (db) => await listTokenContractTransfers(db, ERC1155, deep ? deepTransfer : undefined)],
-  ['an address\'s token transfers', (deep) => async (db) => await listAddressTokenTransfers(db, RECEIVER, {}, deep ? deepTransfer : undefined)],
-  ['an address\'s logs', (deep) => async (db) => await listAddressLogs(db, ERC20, undefined, deep ? { blockNumber: DEEP_BLOCK, index: 0 } : undefined)],
+  ['internal transactions', (deep) => async (queries) => await queries.listInternalTransactions({ transaction: undefined, cursor: deep ? deepInternal : undefined })],
+  ['an address\'s internal transactions (from)', (deep) => async (queries) => await queries.listAddressInternalTransactions({ address: CONTRACT, filter: 'from', cursor: deep ? deepInternal : undefined })],
+  ['an address\'s internal transactions (all sides)', (deep) => async (queries) => await queries.listAddressInternalTransactions({ address: RECEIVER, filter: undefined, cursor: deep ? deepInternal : undefined })],
+  ['token transfers', (deep) => async (queries) => await queries.listTokenTransfers({ types: undefined, cursor: deep ? deepTransfer : undefined })],
+  ['token transfers of a sparse type', (deep) => async (queries) => await queries.listTokenTransfers({ types: ['ERC-721'], cursor: deep ? deepTransfer : undefined })],
+  ['token transfers of two types', (deep) => async (queries) => await queries.listTokenTransfers({ types: ['ERC-20', 'ERC-721'], cursor: deep ? deepTransfer : undefined })],
+  ['a token\'s transfers', (deep) => async (queries) => await queries.listTokenContractTransfers({ token: ERC1155, cursor: deep ? deepTransfer : undefined })],
+  ['an address\'s token transfers', (deep) => async (queries) => await queries.listAddressTokenTransfers({ address: RECEIVER, options: {}, cursor: deep ? deepTransfer : undefined })],
+  ['an address\'s logs', (deep) => async (queries) => await queries.listAddressLogs({ address: ERC20, topic: undefined, cursor: deep ? { blockNumber: DEEP_BLOCK, index: 0 } : undefined })],
   // One type each: the list's last statement is the one explained.
-  ['an address\'s ERC-721 ids', (deep) => async (db) => await listAddressNfts(db, COLLECTOR, ['ERC-721'], deep ? { tokenAddress: ERC721, tokenId: String(DEEP_BLOCK), type: 'ERC-721' } : undefined)],
+  ['an address\'s ERC-721 ids', (deep) => async (queries) => await queries.listAddressNfts({ holder: COLLECTOR, types: ['ERC-721'], cursor: deep ? { tokenAddress: ERC721, tokenId: String(DEEP_BLOCK), type: 'ERC-721' } : undefined })],
   // Each instance's owner is a probe of token_balances by (token, id): not a walk over the token's holders.
-  ['a token\'s NFT instances', (deep) => async (db) => await listTokenInstances(db, ERC721, deep ? String(DEEP_BLOCK * 10) : undefined)],
-  ['an address\'s ERC-1155 ids', (deep) => async (db) => await listAddressNfts(db, COLLECTOR, ['ERC-1155'], deep ? { tokenAddress: ERC1155, tokenId: String(DEEP_BLOCK), type: 'ERC-1155' } : undefined)]
+  ['a token\'s NFT instances', (deep) => async (queries) => await queries.listTokenInstances({ token: ERC721, before: deep ? String(DEEP_BLOCK * 10) : undefined })],
+  ['an address\'s ERC-1155 ids', (deep) => async (queries) => await queries.listAddressNfts({ holder: COLLECTOR, types: ['ERC-1155'], cursor: deep ? { tokenAddress: ERC1155, tokenId: String(DEEP_BLOCK), type: 'ERC-1155' } : undefined })]
 ]
 
 for (const [name, query] of lists) {
@@ -147,11 +141,11 @@ for (const [name, query] of lists) {
 t.test('an address\'s detail probes blocks, logs and balances by index, not by scanning', async (t) => {
   // Not the signer, no logs: the probes must find nothing fast. (For the signer a scan matches at its first row.)
   for (const who of [RECEIVER, CONTRACT]) {
-    const { plan } = await pagesTouched(async (db) => await findAddress(db, who))
+    const { plan } = await pagesTouched(async (queries) => await queries.findAddress(who))
     t.same(scannedTables(plan).filter((table) => BIG_TABLES.includes(table)), [], `0x${who.toString('hex').slice(0, 8)}: no sequential scan of a chain table`)
   }
-  t.match(await findAddress(db, SENDER), { has_validated_blocks: true, has_logs: false }, 'the signer has validated blocks')
-  t.match(await findAddress(db, RECEIVER), { has_validated_blocks: false, has_logs: false, has_tokens: false }, 'a plain address has none')
+  t.match(await queries.findAddress(SENDER), { has_validated_blocks: true, has_logs: false }, 'the signer has validated blocks')
+  t.match(await queries.findAddress(RECEIVER), { has_validated_blocks: false, has_logs: false, has_tokens: false }, 'a plain address has none')
 })
 
 // The Etherscan-style lists page by offset, not by cursor: a page reads what
@@ -161,18 +155,21 @@ t.test('an address\'s detail probes blocks, logs and balances by index, not by s
 const ALL_BLOCKS = { from: 0, to: Number.MAX_SAFE_INTEGER }
 const FEW_BLOCKS = { from: 5000, to: 5100 }
 const window = (sort: 'asc' | 'desc') => ({ sort, skip: 20, limit: 10 })
-const etherscanLists: Array<[string, (db: Knex) => Promise<unknown[]>, number?]> = [
-  ['txlist, oldest first', async (db) => await listAccountTransactions(db, SENDER, ALL_BLOCKS, window('asc'))],
-  ['txlist, newest first, in a block range', async (db) => await listAccountTransactions(db, CONTRACT, FEW_BLOCKS, window('desc'))],
-  ['txlistinternal of an address', async (db) => await listAccountInternalTransactions(db, { address: RECEIVER, range: ALL_BLOCKS }, window('asc'))],
-  ['txlistinternal of a block range', async (db) => await listAccountInternalTransactions(db, { range: FEW_BLOCKS }, window('desc'))],
-  ['tokentx of an address', async (db) => await listAccountTokenTransfers(db, 'ERC-20', { address: RECEIVER, range: ALL_BLOCKS }, window('asc'))],
-  ['token1155tx of a token', async (db) => await listAccountTokenTransfers(db, 'ERC-1155', { token: ERC1155, range: FEW_BLOCKS }, window('desc'))],
-  ['getLogs of an address', async (db) => await listEtherscanLogs(db, { address: ERC20, topics: [], from: 0, to: Number.MAX_SAFE_INTEGER }, window('asc'))],
+const etherscanLists: Array<[string, (queries: Queries) => Promise<unknown[]>, number?]> = [
+  ['txlist, oldest first', async (queries) => await queries.etherscan.listAccountTransactions({ address: SENDER, range: ALL_BLOCKS, window: window('asc') })],
+  ['txlist, newest first, in a block range', async (queries) => await queries.etherscan.listAccountTransactions({ address: CONTRACT, range: FEW_BLOCKS, window: window('desc') })],
+  ['txlistinternal of an address', async (queries) => await queries.etherscan.listAccountInternalTransactions({ selection: { address: RECEIVER, range: ALL_BLOCKS }, window: window('asc') })],
+  ['txlistinternal of a block range', async (queries) => await queries.etherscan.listAccountInternalTransactions({ selection: { range: FEW_BLOCKS }, window: window('desc') })],
+  ['tokentx of an address', async (queries) => await queries.etherscan.listAccountTokenTransfers({ standard: 'ERC-20', selection: { address: RECEIVER, range: ALL_BLOCKS }, window: window('asc') })],
+  ['token1155tx of a token', async (queries) => await queries.etherscan.listAccountTokenTransfers({ standard: 'ERC-1155', selection: { token: ERC1155, range: FEW_BLOCKS }, window: window('desc') })],
+  ['getLogs of an address', async (queries) => await queries.etherscan.listEtherscanLogs({ selection: { address: ERC20, topics: [], from: 0, to: Number.MAX_SAFE_INTEGER }, window: window('asc') })],
   // Both logs of block 5050 carry its topic (fill: e0 and the block number).
-  ['getLogs by topic in a block range', async (db) => await listEtherscanLogs(db, {
-    topics: [{ position: 0, value: Buffer.from('e0' + (5050).toString(16).padStart(62, '0'), 'hex'), join: 'and' }], ...FEW_BLOCKS
-  }, { sort: 'asc', skip: 0, limit: 10 }), 2]
+  ['getLogs by topic in a block range', async (queries) => await queries.etherscan.listEtherscanLogs({
+    selection: {
+      topics: [{ position: 0, value: Buffer.from('e0' + (5050).toString(16).padStart(62, '0'), 'hex'), join: 'and' }], ...FEW_BLOCKS
+    },
+    window: { sort: 'asc', skip: 0, limit: 10 }
+  }), 2]
 ]
 
 for (const [name, query, rows = 10] of etherscanLists) {
@@ -180,6 +177,6 @@ for (const [name, query, rows = 10] of etherscanLists) {
     const { plan, buffers } = await pagesTouched(query)
     t.same(scannedTables(plan).filter((table) => BIG_TABLES.includes(table)), [], 'no sequential scan of a chain table')
     t.ok(buffers < 400, `${buffers} buffers for a page of 10`)
-    t.equal((await query(db)).length, rows, 'the rows asked for')
+    t.equal((await query(queries)).length, rows, 'the rows asked for')
   })
 }

@@ -6,6 +6,7 @@
 import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
+import { createQueries } from '../../../core/queries/index.ts'
 import { ABI_SOURCE_TTL_MS, createVerifiedAbiSource } from '../../../core/verify/abi-source.ts'
 import { storeVerifiedContract } from '../../../core/verify/store.ts'
 import type { ProxyDetector } from '../../../core/verify/proxy.ts'
@@ -15,6 +16,7 @@ import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
+const queries = createQueries({ knex: db })
 
 const address = numberedAddress
 const ABI = [{ type: 'function', name: 'poke', inputs: [], outputs: [], stateMutability: 'nonpayable' }]
@@ -45,7 +47,7 @@ await db.raw('insert into addresses (hash, contract_code) values (?, ?), (?, ?),
 
 t.test('abiFor(): with nothing verified, one read of the (empty) set answers every address; no proxy is looked for', async (t) => {
   const proxies = proxyTo(address(11))
-  const source = createVerifiedAbiSource({ db, proxies })
+  const source = createVerifiedAbiSource({ db, queries, proxies })
   const sql = await queriesDuring(async () => {
     for (const i of [10, 12, 13]) t.equal(await source.abiFor(address(i)), null)
   })
@@ -56,7 +58,7 @@ t.test('abiFor(): with nothing verified, one read of the (empty) set answers eve
 
 t.test('abiFor(): a verification here shows at once after forget(); an unverified address reads no verified row', async (t) => {
   const proxies = proxyTo(address(11))
-  const source = createVerifiedAbiSource({ db, proxies })
+  const source = createVerifiedAbiSource({ db, queries, proxies })
   t.equal(await source.abiFor(address(11)), null)
   await storeVerifiedContract(db, row(11))
   t.equal(await source.abiFor(address(11)), null, 'cached until forgotten')
@@ -71,7 +73,7 @@ t.test('abiFor(): a verification here shows at once after forget(); an unverifie
 
 t.test('abiFor(): a verification elsewhere (no forget) shows once ABI_SOURCE_TTL_MS has passed', async (t) => {
   let now = 1_000_000
-  const source = createVerifiedAbiSource({ db, nowMs: () => now })
+  const source = createVerifiedAbiSource({ db, queries, nowMs: () => now })
   t.equal(await source.abiFor(address(12)), null)
   await storeVerifiedContract(db, row(12))
   now += ABI_SOURCE_TTL_MS - 1
@@ -81,7 +83,7 @@ t.test('abiFor(): a verification elsewhere (no forget) shows once ABI_SOURCE_TTL
 })
 
 t.test('abiFor(): a failed read of the set is not kept', async (t) => {
-  const source = createVerifiedAbiSource({ db })
+  const source = createVerifiedAbiSource({ db, queries })
   await db.raw('alter table verified_contracts rename to verified_contracts_away')
   try {
     await t.rejects(source.abiFor(address(11)))

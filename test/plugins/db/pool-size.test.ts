@@ -2,7 +2,7 @@
 // wait, no more sessions than that serve them.
 import t from 'tap'
 import { build } from '../../helper.ts'
-import { preparedRows } from '../../../core/queries/prepared.ts'
+import { createPreparedStatements } from '../../../core/queries/prepared.ts'
 
 const { app } = await build(t, { DATABASE_POOL_MAX: '2' })
 const db = app.db.knex
@@ -10,7 +10,7 @@ const WAITING = 6
 
 t.test('prepared reads share at most DATABASE_POOL_MAX sessions', async (t) => {
   const rows = await Promise.all(Array.from({ length: WAITING }, async () =>
-    (await preparedRows<{ pid: number }>(db, 'select pg_backend_pid() as pid, pg_sleep(0.2)', []))[0]!))
+    (await createPreparedStatements({ knex: db, pool: app.db.prepared }).rows<{ pid: number }>('select pg_backend_pid() as pid, pg_sleep(0.2)', []))[0]!))
   const sessions = new Set(rows.map((r) => r.pid)).size
   t.ok(sessions <= 2, `${sessions} sessions served ${WAITING} waiting reads`)
 })

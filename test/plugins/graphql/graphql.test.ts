@@ -10,7 +10,7 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { postGraphql, subscribeGraphql } from '../../support/graphql.ts'
 import { captureStatements } from '../../support/statements.ts'
-import { preparedRows } from '../../../core/queries/prepared.ts'
+import { createPreparedStatements } from '../../../core/queries/prepared.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 3)
 const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
@@ -400,7 +400,7 @@ t.test('address(hash) reads its one transactions page in the same statement, and
   t.equal(alone.statements, 1, 'one statement')
   // The address's columns come back on one of its rows, not on each (a third of the fields parsed for a page).
   const [statement] = (await captureStatements(async () => await gql(`{ address(hash: "${address}") { hash transactions(first: 5) ${page} } }`))).statements
-  const rows = await preparedRows<Record<string, unknown>>(app.db.knex, statement!.text, statement!.values)
+  const rows = await createPreparedStatements({ knex: app.db.knex, pool: app.db.prepared }).rows<Record<string, unknown>>(statement!.text, statement!.values)
   t.equal(rows.length, 6, 'the page and one more row, to tell whether another follows')
   t.equal(rows.filter((r) => r.address_hash !== null).length, 1, 'the address\'s columns on one row')
   t.equal(rows.filter((r) => r.address_coin_balance !== null).length, 1)

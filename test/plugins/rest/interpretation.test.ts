@@ -212,7 +212,7 @@ t.test('GraphQL Transaction.summary answers the same summaries, null for a faile
 
 t.test('an ABI source with a verified contract: its ABI decodes the call and its name names it', async (t) => {
   const abiSource: AbiSource = { abiFor: async (address) => address === addresses.caller.toLowerCase() ? { name: 'Caller', abi: callerCode.abi } : null }
-  const interpreter = createInterpreter({ db: app.db.knex, decoder: createDecoder({ abiSource }), coinSymbol: 'TEST' })
+  const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder: createDecoder({ abiSource }), coinSymbol: 'TEST' })
   // As the lead's verification will, once it stored the contract: the summaries cached before no longer hold.
   t.ok(await interpreter.invalidate([addresses.caller.toLowerCase()]) >= 1)
   const found = (await interpreter.interpretation(hashOf('inner failure')))!

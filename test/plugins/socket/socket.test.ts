@@ -179,7 +179,7 @@ t.test('a batch of many blocks (a backfill) broadcasts new_block for its newest 
     const row = stored[(i % head) + 1]
     return { block: { number: Number(row.number), signer: null }, transactions: [], tokenTransfers: [] } as unknown as CommittedBlock
   })
-  await broadcastBatch(app.db.knex, hub, batch)
+  await broadcastBatch(app.queries, hub, batch)
   t.equal(heard.length, MAX_NEW_BLOCKS_PER_BATCH)
   t.same(heard.map((text) => JSON.parse(text)[4].block.height), batch.slice(-MAX_NEW_BLOCKS_PER_BATCH).map((b) => b.block.number))
 })
