@@ -64,7 +64,7 @@ export async function diskFull (context: FaultContext, fullS: number): Promise<S
   record.figure(`${logged.length} disk-full lines logged; first: ${JSON.stringify(logged[0]?.err ?? logged[0]?.msg ?? '').slice(0, 160)}`)
   await expectRecovered(context, record)
   const { body } = await context.gateway.health()
-  record.figure(`index at the head ${((Date.now() - freedAt) / MS_PER_S).toFixed(1)} s after the space returned; indexer ${String(body.indexer?.role)}, PostgreSQL restarts: ${context.gateway.lines.filter((l) => l.msg === 'embedded PostgreSQL is back').length}`)
+  record.figure(`indexer ${String(body.indexer?.role)} ${((Date.now() - freedAt) / MS_PER_S).toFixed(1)} s after the space returned (verify-index included); PostgreSQL restarts: ${context.gateway.lines.filter((l) => l.msg === 'embedded PostgreSQL is back').length}`)
   record.expect(body.indexer?.role === 'writer', `the indexer is ${String(body.indexer?.role)} after the space returned, not writer`)
   return record.result()
 }
