@@ -37,6 +37,7 @@ export const VARIABLES: Record<string, VariableSpec> = {
   GETH_BIN: { type: 'string', description: 'Path of a Geth 1.13.x binary to use instead of finding or building one.' },
   GETH_CACHE_DIR: { type: 'string', description: 'Where a Geth built from source is cached (default ~/.cache/testnet-gateway).' },
   GETH_RPC_URL: { type: 'string', pattern: '^https?://', description: 'Use an already running node at this HTTP URL; skips the supervisor.' },
+  GETH_WS_URL: { type: 'string', pattern: '^wss?://', description: 'The WebSocket endpoint of the node at GETH_RPC_URL: eth_subscribe over the gateway, and new heads without polling.' },
   GETH_GCMODE: { type: 'string', default: 'archive', enum: ['archive', 'full'], description: 'Geth --gcmode; archive keeps the state tracing needs.' },
   GETH_MAXPEERS: { type: 'integer', default: 0, minimum: 0, maximum: 1000, description: 'Geth --maxpeers; 0 also turns discovery off.' },
   RPC_MAX_BATCH: { type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'Largest JSON-RPC batch accepted.' },
@@ -104,6 +105,8 @@ export type Config = Readonly<{
     bin: string | undefined
     cacheDir: string
     rpcUrl: string | undefined
+    /** The external node's WebSocket (GETH_WS_URL); ignored without rpcUrl. */
+    wsUrl: string | undefined
     cliquePeriod: number
     genesisAlloc: string | undefined
     gcmode: 'archive' | 'full'
@@ -231,6 +234,7 @@ export function loadConfig (env: Env = process.env): Config {
       bin: str('GETH_BIN'),
       cacheDir: resolve(str('GETH_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway')),
       rpcUrl: str('GETH_RPC_URL'),
+      wsUrl: str('GETH_WS_URL'),
       cliquePeriod: v.CLIQUE_PERIOD,
       genesisAlloc: str('GENESIS_ALLOC'),
       gcmode: v.GETH_GCMODE,

@@ -11,6 +11,8 @@ export const ENDPOINTS_FILE = 'endpoints.json'
 export type Endpoints = {
   pid: number
   geth_rpc_url: string
+  /** The node's WebSocket: what other instances on this node take as GETH_WS_URL. */
+  geth_ws_url?: string
   database_url: string
   /** Where the gateway serves (HOST:PORT as bound); `ops status` reads /health and probes GraphQL there. */
   gateway_url?: string
@@ -34,10 +36,16 @@ export async function readEndpoints (dataDir: string): Promise<Endpoints | undef
   } catch {
     return undefined
   }
-  const { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl, gateway_url: gatewayUrl } = endpoints
+  const { pid, geth_rpc_url: gethRpcUrl, geth_ws_url: gethWsUrl, database_url: databaseUrl, gateway_url: gatewayUrl } = endpoints
   if (typeof pid !== 'number' || typeof gethRpcUrl !== 'string' || typeof databaseUrl !== 'string') return undefined
   if (!isProcessAlive(pid)) return undefined
-  return { pid, geth_rpc_url: gethRpcUrl, database_url: databaseUrl, ...(typeof gatewayUrl === 'string' ? { gateway_url: gatewayUrl } : {}) }
+  return {
+    pid,
+    geth_rpc_url: gethRpcUrl,
+    ...(typeof gethWsUrl === 'string' ? { geth_ws_url: gethWsUrl } : {}),
+    database_url: databaseUrl,
+    ...(typeof gatewayUrl === 'string' ? { gateway_url: gatewayUrl } : {})
+  }
 }
 
 /** Removes the file if it is this process's: a second gateway on the same directory keeps its own. */

@@ -22,7 +22,7 @@ const EXTERNAL_READY_TIMEOUT_MS = 30_000
 
 export type GethNode = {
   rpc: RpcClient
-  /** WebSocket endpoint of our own Geth; undefined for an external node. */
+  /** WebSocket endpoint of our own Geth, or an external node's GETH_WS_URL (undefined when unset). */
   wsUrl: string | undefined
   keys: NodeKeys | undefined
   supervisor: GethSupervisor | undefined
@@ -83,7 +83,7 @@ function createExternalNode (config: Config, url: string, log: Logger): GethNode
   const rpc = createRpcClient({ url, timeoutMs: config.rpcProxy.timeoutMs })
   return {
     rpc,
-    wsUrl: undefined,
+    wsUrl: config.geth.wsUrl,
     keys: undefined,
     supervisor: undefined,
     async start () {
@@ -93,7 +93,7 @@ function createExternalNode (config: Config, url: string, log: Logger): GethNode
         throw new GethStartFailedError((err as Error).message)
       }
       await checkChainId(rpc, config.chainId)
-      log.info({ rpc: url }, 'using the node at GETH_RPC_URL')
+      log.info({ rpc: url, ws: config.geth.wsUrl }, 'using the node at GETH_RPC_URL')
     },
     stop: () => rpc.close()
   }

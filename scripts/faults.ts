@@ -2,12 +2,14 @@
 // a copy of a generated chain, with embedded PostgreSQL), one scenario after
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
 // killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
-// a reorg, and the gateway killed while following the head.
+// a reorg, the gateway killed while following the head, and the database's
+// disk full.
 // Exit 0 when none failed, 1 otherwise, 2 when setup failed.
 // Knobs and what each row means: docs/hardening.md.
 import { printTable } from './bench/report.ts'
 import { createFaultContext, type FaultContext, type ScenarioResult } from './faults/context.ts'
 import { gatewayKillFollowing, gatewayKillMidBackfill } from './faults/gateway-kill.ts'
+import { diskFull } from './faults/disk-full.ts'
 import { gethKill } from './faults/geth-kill.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
@@ -20,6 +22,7 @@ type Settings = {
   chainBlocks: number
   chainTransactions: number
   postgresDownS: number
+  diskFullS: number
   reorgDepth: number
   rpcTimeoutMs: number
   timeoutS: number
@@ -34,7 +37,9 @@ const SCENARIOS: Scenario[] = [
   { id: 'geth-kill', run: async (c) => await gethKill(c) },
   { id: 'postgres-down', run: async (c, _head, s) => await postgresDown(c, s.postgresDownS) },
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
-  { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) }
+  { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) },
+  // Last: it leaves the database on a tmpfs until the cleanups.
+  { id: 'disk-full', run: async (c, _head, s) => await diskFull(c, s.diskFullS) }
 ]
 
 function readSettings (): Settings {
@@ -43,6 +48,7 @@ function readSettings (): Settings {
     chainBlocks: readIntKnob('FAULTS_CHAIN_BLOCKS', 2000),
     chainTransactions: readIntKnob('FAULTS_CHAIN_TRANSACTIONS', 4000),
     postgresDownS: readIntKnob('FAULTS_PG_DOWN_S', 5),
+    diskFullS: readIntKnob('FAULTS_DISK_FULL_S', 10),
     reorgDepth: readIntKnob('FAULTS_REORG_DEPTH', 6),
     rpcTimeoutMs: readIntKnob('FAULTS_RPC_TIMEOUT_MS', 5000, 100),
     timeoutS: readIntKnob('FAULTS_TIMEOUT_S', 300),

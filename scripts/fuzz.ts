@@ -1,6 +1,7 @@
 // `npm run fuzz`: generated hostile requests (fast-check) against a real
-// gateway on a throwaway chain and database, across JSON-RPC, REST, GraphQL
-// and the Etherscan-style /api, bounded by FUZZ_REQUESTS and FUZZ_DURATION_S.
+// gateway on a throwaway chain and database, across JSON-RPC (HTTP and
+// WebSocket), REST, GraphQL (HTTP and subscriptions over WebSocket) and the
+// Etherscan-style /api, bounded by FUZZ_REQUESTS and FUZZ_DURATION_S.
 // Verdict: no 5xx, every answer in its interface's documented shape, the
 // gateway alive with /health 200 at the end and its RSS (after a full GC)
 // within FUZZ_RSS_MARGIN_MB of the baseline. Exit 0 on a pass, 1 on a fail
@@ -9,17 +10,23 @@
 import { printTable } from './bench/report.ts'
 import { createEtherscanTarget } from './fuzz/etherscan.ts'
 import { createGraphqlTarget, readSchema } from './fuzz/graphql.ts'
+import { createGraphqlWsTarget } from './fuzz/graphql-ws.ts'
 import { harvestKnown } from './fuzz/harvest.ts'
 import { createHttpClient } from './fuzz/http.ts'
 import { createJsonRpcTarget } from './fuzz/json-rpc.ts'
+import { createJsonRpcWsTarget } from './fuzz/json-rpc-ws.ts'
 import { createRestTarget, restRoutes } from './fuzz/rest.ts'
 import { runTarget, type FuzzTarget, type TargetResult } from './fuzz/run.ts'
 import { GC_ON_SIGNAL_NODE_ARGS, memoryChecks, readMemoryAfterGc, type MemoryAfterGc } from './lib/process-memory.ts'
 import { isGatewayAlive, prepareProofChain, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
-/** Each interface's share of FUZZ_REQUESTS. */
-const SHARES: Record<string, number> = { 'JSON-RPC': 0.35, REST: 0.35, GraphQL: 0.2, 'Etherscan /api': 0.1 }
+/**
+ * Each interface's share of FUZZ_REQUESTS. A WebSocket session is one run
+ * of its property but several requests (its frames): its share counts
+ * sessions, about five frames each.
+ */
+const SHARES: Record<string, number> = { 'JSON-RPC': 0.3, REST: 0.3, GraphQL: 0.15, 'Etherscan /api': 0.1, 'JSON-RPC WebSocket': 0.02, 'GraphQL WebSocket': 0.02 }
 /** Requests per interface before the RSS baseline: JIT, pools and caches warm up first. */
 const WARMUP_RUNS = 200
 const MS_PER_S = 1000
@@ -48,11 +55,14 @@ async function setUp (s: Settings, cleanups: Cleanups) {
   const openapi = JSON.parse((await client.send({ method: 'GET', path: '/api-docs/json' })).text)
   const routes = restRoutes(openapi)
   const known = await harvestKnown(client, chain.info.tokens)
-  const targets: FuzzTarget[] = [
+  const schema = await readSchema(client)
+  const targets: Array<FuzzTarget<any, any>> = [
     createJsonRpcTarget(known),
     createRestTarget(known, routes),
-    createGraphqlTarget(known, await readSchema(client)),
-    createEtherscanTarget(known)
+    createGraphqlTarget(known, schema),
+    createEtherscanTarget(known),
+    createJsonRpcWsTarget(gateway.url, known),
+    createGraphqlWsTarget(gateway.url, known, schema)
   ]
   console.error(`fuzz: ${routes.length} REST routes from /api-docs/json, ${known.cursors.length} real cursors`)
   return { gateway, client, targets, routes: routes.length }
@@ -91,8 +101,8 @@ type Figures = {
 function report (s: Settings, f: Figures): number {
   const total = f.results.reduce((n, r) => n + r.requests, 0)
   console.log(`\nfuzz: ${total} requests in ${f.elapsedS.toFixed(0)} s (${(total / f.elapsedS).toFixed(0)}/s), seed ${s.seed}, ${s.streams} streams per interface, ${f.routes} REST routes\n`)
-  printTable(['interface', 'requests', '2xx', '4xx', '5xx', 'no answer', 'reset (>1 MiB)', 'verdict'], f.results.map((r) => [
-    r.name, String(r.requests), String(r.byClass['2xx'] ?? 0), String(r.byClass['4xx'] ?? 0), String(r.byClass['5xx'] ?? 0),
+  printTable(['interface', 'requests', 'sessions', '2xx', '4xx', '5xx', 'no answer', 'reset (>1 MiB)', 'verdict'], f.results.map((r) => [
+    r.name, String(r.requests), r.byClass.ws === undefined ? '-' : String(r.byClass.ws), String(r.byClass['2xx'] ?? 0), String(r.byClass['4xx'] ?? 0), String(r.byClass['5xx'] ?? 0),
     String(r.transportErrors), String(r.resets), r.failures.length === 0 ? 'PASS' : 'FAIL'
   ]))
   const checks: Array<[string, string, boolean]> = [

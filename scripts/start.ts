@@ -60,7 +60,7 @@ try {
   await app.listen({ host: config.host, port: config.port })
   // Geth and embedded PostgreSQL listen on random ports: `npm run ops` finds them here.
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`
-  await writeEndpoints(config.dataDir, { pid: process.pid, geth_rpc_url: app.geth.rpc.url, database_url: app.db.url, gateway_url: base })
+  await writeEndpoints(config.dataDir, { pid: process.pid, geth_rpc_url: app.geth.rpc.url, ...(app.geth.wsUrl === undefined ? {} : { geth_ws_url: app.geth.wsUrl }), database_url: app.db.url, gateway_url: base })
   log.info({
     json_rpc: [`${base}/`, `${base}/rpc`],
     health: `${base}/health`,

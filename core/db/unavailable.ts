@@ -5,8 +5,9 @@
 
 // SQLSTATE: connection exceptions (class 08); admin_shutdown, crash_shutdown,
 // cannot_connect_now (57P01-03: a restart or a server still starting);
-// too_many_connections.
-const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300)$/
+// too_many_connections; disk_full (53100: the server answers, but cannot
+// write until space is freed, nor sort or hash past work_mem).
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300|53100)$/
 const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 
 export function isDatabaseUnavailable (err: unknown): boolean {

@@ -12,7 +12,7 @@ import { IndexerLockLostError, tryAcquireIndexerLock, type IndexerLock, type Wri
 
 export type IndexerRole = 'starting' | 'writer' | 'reader' | 'failed' | 'stopped'
 
-const LOCK_RETRY_MS = 2000
+const LOCK_RETRY_MS = 1000
 const RETRY_BASE_MS = 500
 const RETRY_MAX_MS = 30_000
 

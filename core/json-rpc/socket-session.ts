@@ -71,7 +71,7 @@ export function createRpcSocketSession (o: RpcSocketSessionOptions): RpcSocketSe
   }
 
   async function subscribe (params: unknown[], created: Subscription[]): Promise<string> {
-    if (o.hub === undefined) throw new JsonRpcError('METHOD_NOT_FOUND', 'subscriptions need the node\'s WebSocket, which an external node (GETH_RPC_URL) does not give the gateway')
+    if (o.hub === undefined) throw new JsonRpcError('METHOD_NOT_FOUND', 'subscriptions need the node\'s WebSocket: set GETH_WS_URL beside GETH_RPC_URL')
     const request = subscriptionRequest(params)
     if (subscriptions.size + starting >= o.maxSubscriptions) {
       throw new JsonRpcError('LIMIT_EXCEEDED', `a connection may hold at most ${o.maxSubscriptions} subscriptions; unsubscribe some first`)

@@ -6,6 +6,7 @@
 import fp from 'fastify-plugin'
 import websocketPlugin from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
+import { onSocketError } from './protocol-errors.ts'
 
 /** Largest message a client may send (mercurius's own limit when it registers the plugin itself). */
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 1024 * 1024
@@ -15,7 +16,7 @@ async function websocket (app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     if (route.websocket === true || route.wsHandler !== undefined) servedPaths.add(route.url)
   })
-  await app.register(websocketPlugin, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } })
+  await app.register(websocketPlugin, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES }, errorHandler: onSocketError })
   app.addHook('onRequest', async (request, reply) => {
     if (request.headers.upgrade?.toLowerCase() !== 'websocket' || servedPaths.has(request.routeOptions.url ?? '')) return
     await reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `No WebSocket is served at ${request.url.split('?')[0]!.slice(0, 200)}` })

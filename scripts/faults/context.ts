@@ -13,6 +13,8 @@ const MS_PER_S = 1000
 export type FaultContext = {
   dataDir: string
   env: Record<string, string>
+  /** The suite's: what a scenario sets up beyond the gateway (a mount) is undone there. */
+  cleanups: Cleanups
   /** The gateway now running; replaced by startGateway(). */
   gateway: GatewayProcess
   sender: Wallet
@@ -30,6 +32,7 @@ export type FaultContext = {
 export function createFaultContext (cleanups: Cleanups, o: { dataDir: string, env: Record<string, string>, sender: Wallet, rpcTimeoutMs: number, timeoutMs: number }): FaultContext {
   const context: FaultContext = {
     ...o,
+    cleanups,
     gateway: undefined as unknown as GatewayProcess,
     async startGateway () {
       context.gateway = await startGatewayProcess(cleanups, o.env, { servingTimeoutMs: SERVING_TIMEOUT_MS })

@@ -63,19 +63,20 @@ function post (body: string): FuzzRequest {
  * aliases. A long selection is replaced by a short one: the body limit (413)
  * would refuse it before any alias is counted.
  */
-function aliasBomb (query: string, n: number): string {
+export function aliasBomb (query: string, n: number): string {
   const inner = query.length > ALIASED_MAX_CHARS ? 'block(number: 1) { hash transactions { hash } }' : query.replace(/^\{\s*/, '').replace(/\s*\}$/, '')
   return `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${inner}`).join(' ')} }`
 }
 
-/** A query of one root field with arguments and a selection of its type's fields, recursing through object fields. */
-function schemaQuery (schema: GraphQLSchema, known: Known): fc.Arbitrary<string> {
-  const root = schema.getQueryType()
-  if (root === null || root === undefined) throw new Error('the schema has no Query type')
+/** An operation of one root field with arguments and a selection of its type's fields, recursing through object fields. */
+export function schemaQuery (schema: GraphQLSchema, known: Known, operation: 'query' | 'subscription' = 'query'): fc.Arbitrary<string> {
+  const root = operation === 'query' ? schema.getQueryType() : schema.getSubscriptionType()
+  if (root === null || root === undefined) throw new Error(`the schema has no ${operation} type`)
   const literal = argumentLiteral(known)
   const fields = Object.values(root.getFields())
+  const keyword = operation === 'query' ? '' : 'subscription '
   return fc.tuple(fc.constantFrom(...fields), fc.infiniteStream(fc.nat()), fc.infiniteStream(literal), fc.integer({ min: 1, max: MAX_SELECTION_DEPTH }))
-    .map(([field, choices, literals, depth]) => `{ ${fieldText(field, choices, literals, depth)} }`)
+    .map(([field, choices, literals, depth]) => `${keyword}{ ${fieldText(field, choices, literals, depth)} }`)
 }
 
 type Stream<T> = { next (): IteratorResult<T> }

@@ -27,6 +27,16 @@ const MAX_BATCH = 100
 const OVERSIZED_BODY = Buffer.alloc(5 * 1024 * 1024 + 1024, ' ')
 
 export function createJsonRpcTarget (known: Known): FuzzTarget {
+  const request = fc.record({
+    path: fc.constantFrom('/', '/rpc'),
+    contentType: fc.oneof({ weight: 9, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1') }),
+    body: jsonRpcBodies(known, OVERSIZED_BODY)
+  }).map(({ path, contentType, body }): FuzzRequest => describe({ method: 'POST', path, headers: { 'content-type': contentType }, body }))
+  return { name: 'JSON-RPC', requests: request, check: checkJsonRpc }
+}
+
+/** What a JSON-RPC body (or WebSocket message) may be: calls, batches, and what is not a call at all; `oversized` is one just over the limit. */
+export function jsonRpcBodies (known: Known, oversized: string | Buffer): fc.Arbitrary<string | Buffer> {
   const allowed = Object.keys(METHODS)
   const method = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...allowed) }, { weight: 1, arbitrary: fc.constantFrom(...DENIED_METHODS) })
   const paramValue = fc.oneof(
@@ -52,15 +62,10 @@ export function createJsonRpcTarget (known: Known): FuzzTarget {
     { weight: 1, arbitrary: fc.string({ maxLength: 50 }).map((s) => `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"${s}`) },
     { weight: 1, arbitrary: fc.integer({ min: 10, max: 100_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)) },
     { weight: 1, arbitrary: fc.integer({ min: 10, max: 100_000 }).map((depth) => `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[${nestedJson(depth)}]}`) },
-    { weight: 1, arbitrary: fc.constant(OVERSIZED_BODY) },
+    { weight: 1, arbitrary: fc.constant(oversized) },
     { weight: 1, arbitrary: fc.constantFrom(...known.transactionHashes).map((hash) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [hash.replace(/a/g, 'а')] })) }
   )
-  const request = fc.record({
-    path: fc.constantFrom('/', '/rpc'),
-    contentType: fc.oneof({ weight: 9, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1') }),
-    body
-  }).map(({ path, contentType, body }): FuzzRequest => describe({ method: 'POST', path, headers: { 'content-type': contentType }, body }))
-  return { name: 'JSON-RPC', requests: request, check: checkJsonRpc }
+  return body
 }
 
 function transactionObject (known: Known): fc.Arbitrary<unknown> {
@@ -68,7 +73,7 @@ function transactionObject (known: Known): fc.Arbitrary<unknown> {
   return fc.record({ from: field, to: field, data: field, value: field, gas: field, gasPrice: field, nonce: field, input: field }, { requiredKeys: [] })
 }
 
-function filterObject (known: Known): fc.Arbitrary<unknown> {
+export function filterObject (known: Known): fc.Arbitrary<unknown> {
   const field = fc.oneof(plausible(known), hostileString(known))
   return fc.record({ fromBlock: field, toBlock: field, address: fc.oneof(field, fc.array(field, { maxLength: 3 })), topics: fc.array(fc.oneof(field, fc.constant(null)), { maxLength: 5 }), blockHash: field }, { requiredKeys: [] })
 }

@@ -5,14 +5,26 @@
 // report (seed, path, counterexample) is kept for the summary.
 import fc from 'fast-check'
 import type { FuzzRequest, FuzzResponse, HttpClient } from './http.ts'
-import type { Check } from './shapes.ts'
 
-export type FuzzTarget = { name: string, requests: fc.Arbitrary<FuzzRequest>, check: Check }
+/**
+ * An interface's generated requests and the verdict on each answer. HTTP
+ * targets go through the suite's client; others (WebSocket sessions) bring
+ * their own `exchange`, say how many requests one input is (`count`: a
+ * session's frames) and how its answer is classed in the table.
+ */
+export type FuzzTarget<Request = FuzzRequest, Answer = FuzzResponse> = {
+  name: string
+  requests: fc.Arbitrary<Request>
+  check (answer: Answer): string | undefined
+  exchange?: (request: Request) => Promise<Answer>
+  count?: (request: Request) => number
+  classify?: (answer: Answer) => string
+}
 
 export type TargetResult = {
   name: string
   requests: number
-  /** Answers by status class: 2xx, 3xx, 4xx, 5xx. */
+  /** Answers by status class: 2xx, 3xx, 4xx, 5xx (`ws`: a WebSocket session upgraded). */
   byClass: Record<string, number>
   /** Requests that got no answer (connection reset, timeout). */
   transportErrors: number
@@ -24,22 +36,24 @@ export type TargetResult = {
 
 export type RunOptions = { runs: number, deadline: number, seed: number, streams: number }
 
-export async function runTarget (target: FuzzTarget, client: HttpClient, { runs, deadline, seed, streams }: RunOptions): Promise<TargetResult> {
+export async function runTarget<Request, Answer> (target: FuzzTarget<Request, Answer>, client: HttpClient, { runs, deadline, seed, streams }: RunOptions): Promise<TargetResult> {
   const result: TargetResult = { name: target.name, requests: 0, byClass: {}, transportErrors: 0, resets: 0, failures: [] }
+  const exchange = target.exchange ?? (async (request: Request) => await client.send(request as FuzzRequest) as Answer)
+  const classify = target.classify ?? ((answer: Answer) => `${Math.floor((answer as FuzzResponse).status / 100)}xx`)
   const property = fc.asyncProperty(target.requests, async (request) => {
-    let response: FuzzResponse
-    result.requests++
+    let response: Answer
+    result.requests += target.count?.(request) ?? 1
     try {
-      response = await client.send(request)
+      response = await exchange(request)
     } catch (err) {
       result.transportErrors++
       throw new Error(`no answer: ${(err as Error).message}`)
     }
-    if (response.reset === true) {
+    if ((response as FuzzResponse).reset === true) {
       result.resets++
       return
     }
-    const statusClass = `${Math.floor(response.status / 100)}xx`
+    const statusClass = classify(response)
     result.byClass[statusClass] = (result.byClass[statusClass] ?? 0) + 1
     const problem = target.check(response)
     if (problem !== undefined) throw new Error(problem)

@@ -43,6 +43,11 @@ export const checkJsonRpc: Check = (response) => {
   if (response.status === HEADERS_TOO_LARGE) return undefined
   const { problem, json } = parseAnswer(response)
   if (problem !== undefined) return problem
+  return jsonRpcAnswerProblem(json)
+}
+
+/** One JSON-RPC response, or a batch of them, already parsed. */
+export function jsonRpcAnswerProblem (json: unknown): string | undefined {
   if (!Array.isArray(json)) return jsonRpcItemProblem(json)
   if (json.length === 0) return 'an empty batch answer'
   for (const item of json) {
@@ -73,12 +78,7 @@ export const checkGraphql: Check = (response) => {
   const { problem, json } = parseAnswer(response)
   if (problem !== undefined) return problem
   if (!isObject(json)) return `not an object: ${response.text.slice(0, 200)}`
-  if ('errors' in json) {
-    if (!Array.isArray(json.errors) || json.errors.length === 0 || !json.errors.every((e) => isObject(e) && typeof e.message === 'string')) {
-      return `a malformed errors[]: ${response.text.slice(0, 200)}`
-    }
-    return undefined
-  }
+  if ('errors' in json) return graphqlErrorsProblem(json.errors)
   if (response.status !== 200 || !('data' in json)) return `HTTP ${response.status} without errors[]: ${response.text.slice(0, 200)}`
   return undefined
 }
@@ -90,4 +90,13 @@ export const checkEtherscan: Check = (response) => {
   if (problem !== undefined) return problem
   if (isObject(json) && (json.status === '0' || json.status === '1') && typeof json.message === 'string' && 'result' in json) return undefined
   return `not an Etherscan envelope: ${response.text.slice(0, 200)}`
+}
+
+/** A non-empty `errors[]` of objects with a message, none of them a server error (`INTERNAL_SERVER_ERROR`: a bug, not the client's mistake). */
+export function graphqlErrorsProblem (errors: unknown): string | undefined {
+  if (!Array.isArray(errors) || errors.length === 0 || !errors.every((e) => isObject(e) && typeof e.message === 'string')) {
+    return `a malformed errors[]: ${JSON.stringify(errors)?.slice(0, 200)}`
+  }
+  const internal = errors.find((e) => isObject(e.extensions) && e.extensions.code === 'INTERNAL_SERVER_ERROR')
+  return internal === undefined ? undefined : `a server error: ${JSON.stringify(internal).slice(0, 200)}`
 }

@@ -20,7 +20,21 @@ t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints the
   t.match(out, /^reorg 3 blocks deep +PASS +\d+ s$/m)
   t.match(out, /^ {2}head \d+ set back to \d+, new branch sealed$/m)
   t.match(out, /^ {2}indexer rolled back to \d+$/m)
-  t.notMatch(out, /postgres|backfill/, 'the other scenarios did not run')
+  t.notMatch(out, /postgres|backfill|disk full/, 'the other scenarios did not run')
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults fills the database\'s disk and recovers (disk-full)', { skip: process.getuid?.() === 0 ? false : 'mounting a tmpfs needs root' }, async (t) => {
+  const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/faults.ts'], {
+    cwd: REPO_ROOT,
+    reject: false,
+    env: { FAULTS_ONLY: 'disk-full', FAULTS_CHAIN_BLOCKS: '20', FAULTS_CHAIN_TRANSACTIONS: '100', FAULTS_DISK_FULL_S: '5', FAULTS_TIMEOUT_S: '240' }
+  })
+  t.equal(run.exitCode, 0, String(run.stdout) + String(run.stderr))
+  const out = String(run.stdout)
+  t.match(out, /^database disk full 5 s +PASS +\d+ s$/m)
+  t.match(out, /^ {2}[1-9]\d* disk-full lines logged; first: .*No space left on device/m, 'PostgreSQL ran out of space')
+  t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
   t.match(out, /\nfaults: PASS\n?$/)
 })
 

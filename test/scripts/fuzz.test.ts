@@ -1,5 +1,6 @@
 // npm run fuzz itself, on a tiny budget, so that the suite cannot rot: it
-// starts its gateway, fuzzes every interface, prints its summary and exits 0.
+// starts its gateway, fuzzes every interface (WebSocket sessions too),
+// prints its summary and exits 0.
 import t from 'tap'
 import { execa } from 'execa'
 
@@ -13,7 +14,7 @@ t.test('npm run fuzz on a tiny budget passes and prints its summary', async (t) 
   })
   t.equal(run.exitCode, 0, String(run.stdout) + String(run.stderr))
   const out = String(run.stdout)
-  for (const name of ['JSON-RPC', 'REST', 'GraphQL', 'Etherscan /api']) t.match(out, new RegExp(`^${name.replace('/', '\\/')} +\\d+ .* PASS$`, 'm'), `a PASS row for ${name}`)
+  for (const name of ['JSON-RPC', 'REST', 'GraphQL', 'Etherscan /api', 'JSON-RPC WebSocket', 'GraphQL WebSocket']) t.match(out, new RegExp(`^${name.replace('/', '\\/')} +\\d+ .* PASS$`, 'm'), `a PASS row for ${name}`)
   t.match(out, /^gateway process alive +yes +PASS$/m)
   t.match(out, /^\/health at the end +HTTP 200 +PASS$/m)
   t.match(out, /^gateway RSS after GC +[\d.]+ -> [\d.]+ MiB/m)

@@ -54,8 +54,8 @@ export type WsMessage = { type: string, id?: string, payload?: any }
 export type SubscriptionSocket = { socket: WsSocket, send (message: unknown): void, next (timeoutMs?: number): Promise<WsMessage>, closed: Promise<number> }
 
 /** A WebSocket speaking `protocol` whose messages are read in order; `connection_init` is for the test to send. */
-export async function openSubscriptionSocket (wsUrl: string, protocol: 'graphql-transport-ws' | 'graphql-ws' = 'graphql-transport-ws'): Promise<SubscriptionSocket> {
-  const socket = new WsSocket(wsUrl, protocol)
+export async function openSubscriptionSocket (wsUrl: string, protocol: 'graphql-transport-ws' | 'graphql-ws' = 'graphql-transport-ws', options: WsSocket.ClientOptions = {}): Promise<SubscriptionSocket> {
+  const socket = new WsSocket(wsUrl, protocol, options)
   const queue: WsMessage[] = []
   const waiting: Array<(m: WsMessage) => void> = []
   socket.on('message', (data) => {
