@@ -36,8 +36,15 @@ export type HttpCache = {
   head (): Promise<IndexedHead | undefined>
   /** The answer kept for `key` at `head`, while it is the current head and the answer is fresh. */
   find (head: IndexedHead, key: string): CachedAnswer | undefined
-  /** Tags the answer and keeps it, unless the head moved on while it was made. */
-  keep (head: IndexedHead, key: string, body: string | Buffer, contentType: string): CachedAnswer
+  /**
+   * Tags the answer and keeps it, unless the head moved on while it was made
+   * or the cache was cleared since `generation` (read when it was begun).
+   */
+  keep (head: IndexedHead, key: string, body: string | Buffer, contentType: string, generation?: number): CachedAnswer
+  /** Counts clear()s: an answer begun before one is not kept. */
+  generation (): number
+  /** Drops every answer: what they show changed without the head moving (a contract verified). */
+  clear (): void
   stats (): HttpCacheStats
   close (): void
 }
@@ -50,6 +57,7 @@ export function createHttpCache ({ events, readHead, maxBytes, now = Date.now }:
   let bytes = 0
   let hits = 0
   let misses = 0
+  let generation = 0
 
   const forget = (key: string): void => {
     const answer = answers.get(key)
@@ -75,10 +83,10 @@ export function createHttpCache ({ events, readHead, maxBytes, now = Date.now }:
       if (answer !== undefined) forget(key)
       return undefined
     },
-    keep (head, key, body, contentType) {
+    keep (head, key, body, contentType, begunAt = generation) {
       const answer: CachedAnswer = { etag: entityTag(head, key, body), body, contentType, storedAtMs: now(), bytes: Buffer.byteLength(body) + key.length }
-      // Made at a head since replaced: tagged for its requester, not kept.
-      if (heldFor !== head.hash || answer.bytes > maxBytes) return answer
+      // Made at a head since replaced, or before a clear(): tagged for its requester, not kept.
+      if (heldFor !== head.hash || begunAt !== generation || answer.bytes > maxBytes) return answer
       forget(key)
       answers.set(key, answer)
       bytes += answer.bytes
@@ -87,6 +95,12 @@ export function createHttpCache ({ events, readHead, maxBytes, now = Date.now }:
         forget(oldest)
       }
       return answer
+    },
+    generation: () => generation,
+    clear () {
+      generation++
+      answers.clear()
+      bytes = 0
     },
     stats: () => ({ entries: answers.size, bytes, hits, misses }),
     close: () => tracker.close()

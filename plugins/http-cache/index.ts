@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Set while the answer being made is to be kept: the head it is read at and its key. */
-    httpCacheLookup: { head: IndexedHead, key: string } | null
+    httpCacheLookup: { head: IndexedHead, key: string, generation: number } | null
   }
 }
 
@@ -52,6 +52,11 @@ async function httpCache (app: FastifyInstance, options: HttpCachePluginOptions)
   const cache = createHttpCache({ events: app.indexer.events, readHead: async () => await readIndexedHead(app.db.knex), maxBytes: options.maxBytes })
   app.decorate('httpCache', cache)
   app.addHook('onClose', async () => cache.close())
+  // A verification changes what details and lists show (names, is_verified, decoded input) at the same head.
+  if (app.hasDecorator('verifier')) {
+    const stop = app.verifier.subscribe((event) => { if (event.status === 'success') cache.clear() })
+    app.addHook('onClose', async () => { stop() })
+  }
   app.addHook('onRoute', (route) => {
     const cached = CACHED_ROUTES.get(route.url)
     if (cached === undefined || ![route.method].flat().every((m) => m === 'GET' || m === 'HEAD')) return
@@ -68,7 +73,7 @@ function answerFromCache (cache: HttpCache, route: CachedRoute): preHandlerAsync
     const key = route.varyHeaders.reduce((k, name) => `${k}\n${String(request.headers[name] ?? '')}`, request.url)
     const answer = cache.find(head, key)
     if (answer === undefined) {
-      request.httpCacheLookup = { head, key }
+      request.httpCacheLookup = { head, key, generation: cache.generation() }
       return
     }
     setCacheHeaders(request, reply, route, answer.etag)
@@ -81,7 +86,7 @@ function keepAnswer (cache: HttpCache, route: CachedRoute): onSendAsyncHookHandl
   return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const lookup = request.httpCacheLookup
     if (lookup === null || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload
-    const answer = cache.keep(lookup.head, lookup.key, payload, String(reply.getHeader('content-type') ?? JSON_TYPE))
+    const answer = cache.keep(lookup.head, lookup.key, payload, String(reply.getHeader('content-type') ?? JSON_TYPE), lookup.generation)
     setCacheHeaders(request, reply, route, answer.etag)
     if (!matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return payload
     reply.code(304).removeHeader('content-type')

@@ -21,6 +21,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { loadConfig } from '../../core/config.ts'
 import type { Database } from '../../core/db/index.ts'
+import { createQueries } from '../../core/queries/index.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../core/indexer/store.ts'
 import { createLogger } from '../../core/logger.ts'
 import { addDailyStats, rebuildAndCompareDailyStats, takeOutDailyStats } from '../../core/stats/daily-stats.ts'
@@ -51,6 +52,7 @@ type RouteFigures = Route & { rounds: LoadResult[], ratios: number[], reqPerS: n
 async function startServer (database: Database): Promise<{ app: FastifyInstance, url: string }> {
   const app = Fastify({ logger: false })
   app.decorate('db', database)
+  app.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
   await app.register(fp(async () => {}, { name: 'db' }))
   await app.register(restV2, { prefix: '/api/v2' })
   await app.register(stats, { coinSymbol: 'ETH' })

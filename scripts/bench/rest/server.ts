@@ -5,19 +5,26 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import pg from 'pg'
 import { PREPARED_SESSION_SETUP, type Database } from '../../../core/db/index.ts'
+import { createQueries } from '../../../core/queries/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
 import auth from '../../../plugins/auth/index.ts'
 import rateLimit, { type RateLimitOptions } from '../../../plugins/rate-limit/index.ts'
 
 export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
 
+/** The database and its read model, as plugins/db decorates them. */
+function decorateDatabase (app: FastifyInstance, database: Database): void {
+  app.decorate('db', database)
+  app.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
+}
+
 /** The benchmark's database under the name auth and rate-limit depend on; left open on close, since every server shares it. */
-const sharedDb = fp(async (app: FastifyInstance, { database }: { database: Database }) => { app.decorate('db', database) }, { name: 'db' })
+const sharedDb = fp(async (app: FastifyInstance, { database }: { database: Database }) => { decorateDatabase(app, database) }, { name: 'db' })
 
 /** With `access`, the routes sit behind the app's own access layer (plugins/auth, plugins/rate-limit) set so. */
 export async function startRestServer (database: Database, access?: RateLimitOptions): Promise<RestServer> {
   const app = Fastify({ logger: false })
-  if (access === undefined) app.decorate('db', database)
+  if (access === undefined) decorateDatabase(app, database)
   else {
     await app.register(sharedDb, { database })
     await app.register(auth, { adminToken: undefined })

@@ -82,6 +82,19 @@ t.test('an answer made at a head since replaced is tagged but not kept', async (
   t.equal(cache.stats().entries, 0)
 })
 
+t.test('clear() empties the cache at the same head, and an answer begun before it is not kept', async (t) => {
+  const { cache } = setUp(headA)
+  await cache.head()
+  cache.keep(headA, 'k', 'before the verification', 'application/json')
+  const begun = cache.generation()
+  cache.clear()
+  t.equal(cache.find(headA, 'k'), undefined, 'the answer kept before is gone')
+  cache.keep(headA, 'k', 'begun before the clear', 'application/json', begun)
+  t.equal(cache.find(headA, 'k'), undefined, 'an answer begun before the clear is not kept')
+  cache.keep(headA, 'k', 'after', 'application/json', cache.generation())
+  t.equal(cache.find(headA, 'k')?.body, 'after', 'one begun after it is')
+})
+
 t.test('a rollback makes the head be read again: the new branch\'s block gives new tags', async (t) => {
   const { cache, events, state } = setUp({ number: 8, hash: HASH_B })
   const before = (await cache.head())!

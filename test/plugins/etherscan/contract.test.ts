@@ -62,10 +62,12 @@ t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pas
   t.match(before, { status: '1', result: [{ SourceCode: '', ABI: 'Contract source code not verified' }] }, 'hardhat-verify\'s is-verified check')
   t.same(await api(`module=contract&action=getabi&address=${first.address}`), { status: '0', message: 'Contract source code not verified', result: null })
 
+  // hardhat-verify sends its configured key in the form: a live one (a made-up one answers 401).
+  const { key } = await createApiKey(db, { label: 'hardhat', tier: 'public' })
   const submitted = await postForm({
     module: 'contract',
     action: 'verifysourcecode',
-    apikey: 'any',
+    apikey: key,
     contractaddress: first.address,
     sourceCode: JSON.stringify(input),
     codeformat: 'solidity-standard-json-input',
