@@ -21,7 +21,6 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { loadConfig } from '../../core/config.ts'
 import type { Database } from '../../core/db/index.ts'
-import { createQueries } from '../../core/queries/index.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../core/indexer/store.ts'
 import { createLogger } from '../../core/logger.ts'
 import { addDailyStats, rebuildAndCompareDailyStats, takeOutDailyStats } from '../../core/stats/daily-stats.ts'
@@ -32,6 +31,7 @@ import { printTable } from './report.ts'
 import { median, readInt } from './figures.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './rest/generate.ts'
+import { decorateDatabase } from './rest/server.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
@@ -51,8 +51,7 @@ type RouteFigures = Route & { rounds: LoadResult[], ratios: number[], reqPerS: n
 /** The REST routes and the Stats API on one Fastify over the benchmark's database, as buildApp mounts them. */
 async function startServer (database: Database): Promise<{ app: FastifyInstance, url: string }> {
   const app = Fastify({ logger: false })
-  app.decorate('db', database)
-  app.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
+  decorateDatabase(app, database)
   await app.register(fp(async () => {}, { name: 'db' }))
   await app.register(restV2, { prefix: '/api/v2' })
   await app.register(stats, { coinSymbol: 'ETH' })

@@ -6,14 +6,19 @@ import { execa } from 'execa'
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname
 
-t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints their rows', async (t) => {
+/** npm run faults on a tiny chain (20 blocks, 100 transactions) with `env`: its exit code and standard output. */
+async function runFaults (env: Record<string, string>): Promise<{ exitCode: number | undefined, out: string, all: string }> {
   const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/faults.ts'], {
     cwd: REPO_ROOT,
     reject: false,
-    env: { FAULTS_ONLY: 'geth-kill,reorg', FAULTS_CHAIN_BLOCKS: '20', FAULTS_CHAIN_TRANSACTIONS: '100', FAULTS_REORG_DEPTH: '3', FAULTS_TIMEOUT_S: '240' }
+    env: { FAULTS_CHAIN_BLOCKS: '20', FAULTS_CHAIN_TRANSACTIONS: '100', FAULTS_TIMEOUT_S: '240', ...env }
   })
-  t.equal(run.exitCode, 0, String(run.stdout) + String(run.stderr))
-  const out = String(run.stdout)
+  return { exitCode: run.exitCode, out: String(run.stdout), all: String(run.stdout) + String(run.stderr) }
+}
+
+t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints their rows', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'geth-kill,reorg', FAULTS_REORG_DEPTH: '3' })
+  t.equal(exitCode, 0, all)
   t.match(out, /^Geth SIGKILL under JSON-RPC load +PASS +\d+ s$/m)
   t.match(out, /^ {2}down [\d.]+ s; \d+ reads: \d+ results, [1-9]\d* -32603/m, 'the kill was seen as -32603')
   t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
@@ -25,13 +30,8 @@ t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints the
 })
 
 t.test('npm run faults fills the database\'s disk and recovers (disk-full)', { skip: process.getuid?.() === 0 ? false : 'mounting a tmpfs needs root' }, async (t) => {
-  const run = await execa(process.execPath, ['--import', 'tsx', 'scripts/faults.ts'], {
-    cwd: REPO_ROOT,
-    reject: false,
-    env: { FAULTS_ONLY: 'disk-full', FAULTS_CHAIN_BLOCKS: '20', FAULTS_CHAIN_TRANSACTIONS: '100', FAULTS_DISK_FULL_S: '5', FAULTS_TIMEOUT_S: '240' }
-  })
-  t.equal(run.exitCode, 0, String(run.stdout) + String(run.stderr))
-  const out = String(run.stdout)
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'disk-full', FAULTS_DISK_FULL_S: '5' })
+  t.equal(exitCode, 0, all)
   t.match(out, /^database disk full 5 s +PASS +\d+ s$/m)
   t.match(out, /^ {2}[1-9]\d* disk-full lines logged; first: .*No space left on device/m, 'PostgreSQL ran out of space')
   t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)

@@ -12,7 +12,7 @@ import type { Config } from '../../../core/config.ts'
 import type { Database } from '../../../core/db/index.ts'
 import { createRpcClient } from '../../../core/rpc/client.ts'
 import { createIndexerEvents } from '../../../core/indexer/events.ts'
-import { createQueries } from '../../../core/queries/index.ts'
+import { decorateDatabase } from '../rest/server.ts'
 import graphql from '../../../plugins/graphql/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
 
@@ -23,8 +23,7 @@ const NO_NODE_URL = 'http://127.0.0.1:9'
 
 export async function startApiServer (database: Database, options: Config['graphql']): Promise<ApiServer> {
   const app = Fastify({ logger: false })
-  app.decorate('db', database)
-  app.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
+  decorateDatabase(app, database)
   // Only the parts the GraphQL plugin reads: `geth.rpc` and the indexer's events.
   const geth = { rpc: createRpcClient({ url: NO_NODE_URL, timeoutMs: 1000 }) } as unknown as FastifyInstance['geth']
   const indexer = { events: createIndexerEvents(app.log) } as unknown as FastifyInstance['indexer']

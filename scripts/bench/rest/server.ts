@@ -12,8 +12,8 @@ import rateLimit, { type RateLimitOptions } from '../../../plugins/rate-limit/in
 
 export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
 
-/** The database and its read model, as plugins/db decorates them. */
-function decorateDatabase (app: FastifyInstance, database: Database): void {
+/** The database and its read model, as plugins/db decorates them (the other bench servers use it too). */
+export function decorateDatabase (app: FastifyInstance, database: Database): void {
   app.decorate('db', database)
   app.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
 }
