@@ -22,6 +22,8 @@ const HEADROOM_BYTES = 96 * MIB
 const BALLAST_CHUNK_BYTES = MIB
 const PAGE_BYTES = 4096
 const PROBE_EVERY_MS = 250
+/** How much of a logged disk-full line the report shows. */
+const EXCERPT_CHARS = 160
 const MS_PER_S = 1000
 /** What the disk-full errors look like in the gateway's log (PostgreSQL's message and SQLSTATE). */
 const DISK_FULL_LOGGED = /No space left on device|could not extend file|53100/
@@ -61,12 +63,22 @@ export async function diskFull (context: FaultContext, fullS: number): Promise<S
   record.expect(probe.jsonRpc > 0 && probe.restOk + probe.rest503 > 0, 'nothing probed while the disk was full')
   const logged = context.gateway.lines.filter((l) => DISK_FULL_LOGGED.test(JSON.stringify(l)))
   record.expect(logged.length > 0, 'the gateway logged no disk-full error: the fault did not bite (more transfers, or a longer FAULTS_DISK_FULL_S)')
-  record.figure(`${logged.length} disk-full lines logged; first: ${JSON.stringify(logged[0]?.err ?? logged[0]?.msg ?? '').slice(0, 160)}`)
+  record.figure(`${logged.length} disk-full lines logged; first: ${diskFullExcerpt(logged[0])}`)
   await expectRecovered(context, record)
   const { body } = await context.gateway.health()
   record.figure(`indexer ${String(body.indexer?.role)} ${((Date.now() - freedAt) / MS_PER_S).toFixed(1)} s after the space returned (verify-index included); PostgreSQL restarts: ${context.gateway.lines.filter((l) => l.msg === 'embedded PostgreSQL is back').length}`)
   record.expect(body.indexer?.role === 'writer', `the indexer is ${String(body.indexer?.role)} after the space returned, not writer`)
   return record.result()
+}
+
+/**
+ * The part of a logged line that says what ran out: a failed statement's
+ * message begins with the statement's text, which can run past any fixed cut.
+ */
+function diskFullExcerpt (line: unknown): string {
+  const text = JSON.stringify(line ?? '')
+  const at = Math.max(text.search(/No space left on device/), text.search(DISK_FULL_LOGGED))
+  return at < 0 ? text.slice(0, EXCERPT_CHARS) : text.slice(Math.max(0, at - EXCERPT_CHARS / 2), at + EXCERPT_CHARS / 2)
 }
 
 /**

@@ -1,7 +1,11 @@
 // Validates responses against Blockscout's own OpenAPI description in
 // ../shared/api. OpenAPI 3.0's `nullable` becomes a JSON-schema null type
 // first; numbers may arrive as numeric strings, as OpenApiSpex casts them.
-import { existsSync, readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Ajv } from 'ajv'
 import { parse } from 'yaml'
 
@@ -34,15 +38,7 @@ let spec: { paths: Record<string, Record<string, { responses: Record<string, { c
 export function responseValidator (path: string, status = '200') {
   if (!OPENAPI_SPEC_PRESENT) return undefined
   if (ajv === undefined || spec === undefined) {
-    const raw = parse(readFileSync(SPEC_FILE, 'utf8'))
-    // Where the spec and Blockscout's views disagree, the views win (shared/api/rest-v2.md §6):
-    // `to` is null for a contract creation although the spec makes it a required address.
-    for (const name of ['Transaction', 'TransactionResponse']) {
-      const properties = raw.components.schemas[name]?.properties
-      if (properties?.to !== undefined) properties.to = { ...properties.to, nullable: true }
-    }
-    allowBlockscoutViews(raw.components.schemas)
-    spec = withNullTypes(raw) as typeof spec
+    spec = loadSpec() as typeof spec
     ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
     ajv.addSchema(spec as object, 'spec')
   }
@@ -50,6 +46,35 @@ export function responseValidator (path: string, status = '200') {
   if (schema === undefined) throw new Error(`the spec has no ${status} response for GET ${path}`)
   const validate = ajv.compile({ $ref: `spec#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/get/responses/${status}/content/application~1json/schema` })
   return (body: unknown): string | undefined => validate(body) ? undefined : ajv!.errorsText(validate.errors, { separator: '\n' })
+}
+
+/**
+ * The spec as the validators take it. Parsing the YAML costs about a second of
+ * CPU, in each of the many test files that check responses, so the result is
+ * kept as JSON in the temporary directory under a hash of the spec and of this
+ * file (which says how it is transformed): a change to either makes a new one.
+ */
+function loadSpec (): unknown {
+  const yamlText = readFileSync(SPEC_FILE, 'utf8')
+  const hash = createHash('sha256').update(yamlText).update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16)
+  const cached = join(tmpdir(), `tg-openapi-${hash}.json`)
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8'))
+  } catch {}
+  const raw = parse(yamlText)
+  // Where the spec and Blockscout's views disagree, the views win (shared/api/rest-v2.md §6):
+  // `to` is null for a contract creation although the spec makes it a required address.
+  for (const name of ['Transaction', 'TransactionResponse']) {
+    const properties = raw.components.schemas[name]?.properties
+    if (properties?.to !== undefined) properties.to = { ...properties.to, nullable: true }
+  }
+  allowBlockscoutViews(raw.components.schemas)
+  const spec = withNullTypes(raw)
+  // Written aside and renamed: test files running at once never read half a file.
+  const partial = `${cached}.${process.pid}`
+  writeFileSync(partial, JSON.stringify(spec))
+  renameSync(partial, cached)
+  return spec
 }
 
 /**
