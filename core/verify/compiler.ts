@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
 import { VerifyBusyError, VerifyCompileTimeoutError, VerifyCompilerFailedError, VerifyCompilerUnavailableError } from '../errors.ts'
 import { createSolcDownloader, type SolcDownloadOptions } from './solc-download.ts'
@@ -46,6 +47,12 @@ export type Compiler = {
   bundledVersion (): Promise<string>
   /** Every version that can compile here: the bundled one first, then the cached ones, newest first. */
   listVersions (): Promise<string[]>
+  /**
+   * The versions a verification may ask for: listVersions(), then, with
+   * SOLC_DOWNLOAD on, every release the download site lists (newest first).
+   * A list that cannot be read within LIST_WAIT_MS leaves them out.
+   */
+  offeredVersions (): Promise<string[]>
   /** The available version a request names (with or without the v, or a bare 0.8.28); throws GW_ERR_VERIFY_COMPILER_UNAVAILABLE. */
   resolveVersion (requested: string): Promise<string>
   /** Compiles a standard JSON input with an available version (from resolveVersion). */
@@ -72,6 +79,9 @@ const CACHED_SOLJSON = /^soljson-(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8})\.js$/
 const NOT_DOWNLOADED = 'an operator can add its soljson build to SOLC_CACHE_DIR, or set SOLC_DOWNLOAD=true'
 /** Loading the bundled compiler to ask its version compiles nothing a client sent: a short compile cap must not fail it on a busy machine. */
 const VERSION_TIMEOUT_MS = 120_000
+/** How long the verification config waits for the download site's list before answering without it. */
+const LIST_WAIT_MS = 3000
+
 /** Compilations waiting for a slot beyond those running; more are refused (503), not queued without end. */
 const MAX_WAITING = 16
 
@@ -81,6 +91,7 @@ type WorkerAnswer = { version: string, output?: string }
 export const blockscoutVersion = (solcVersion: string): string => 'v' + solcVersion.replace(/^v/, '').replace(/^(\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}).*$/, '$1')
 
 const semverKey = (version: string): number[] => version.slice(1).split('+')[0]!.split('.').map(Number)
+const newestFirst = (a: string, b: string): number => { const [x, y] = [semverKey(a), semverKey(b)]; return (y[0]! - x[0]!) || (y[1]! - x[1]!) || (y[2]! - x[2]!) }
 
 export function createCompiler (options: CompilerOptions): Compiler {
   const slots = options.concurrency ?? availableParallelism()
@@ -143,9 +154,16 @@ export function createCompiler (options: CompilerOptions): Compiler {
     },
     async listVersions () {
       const [own, cached] = await Promise.all([compiler.bundledVersion(), cachedVersions()])
-      const others = [...cached.keys()].filter((v) => v !== own)
-        .sort((a, b) => { const [x, y] = [semverKey(a), semverKey(b)]; return (y[0]! - x[0]!) || (y[1]! - x[1]!) || (y[2]! - x[2]!) })
+      const others = [...cached.keys()].filter((v) => v !== own).sort(newestFirst)
       return [own, ...others]
+    },
+    async offeredVersions () {
+      const listed = downloader === undefined
+        ? []
+        : await Promise.race([downloader.listed(), sleep(LIST_WAIT_MS, [], { ref: false })]).catch(() => [] as string[])
+      const here = await compiler.listVersions()
+      const available = new Set(here)
+      return [...here, ...listed.filter((v) => !available.has(v)).sort(newestFirst)]
     },
     async resolveVersion (requested) {
       const wanted = requested.trim().replace(/^v?/, 'v').replace(/^(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}).*$/, '$1')

@@ -23,6 +23,8 @@ export type SolcDownloader = {
   find (wanted: string): Promise<ListedBuild | undefined>
   /** Puts a listed build into the cache directory and answers its path; one download however many ask at once. */
   download (build: ListedBuild): Promise<string>
+  /** Every release build the list publishes, as v0.8.20+commit.a1b79de6; throws when the list cannot be read. */
+  listed (): Promise<string[]>
 }
 
 /** A release build's file, as solc-bin names it; its name becomes a file name here, so nothing else is taken. */
@@ -121,6 +123,9 @@ export function createSolcDownloader ({ cacheDir, baseUrl }: SolcDownloadOptions
     async find (wanted) {
       const { builds, releases } = await readListOnce(wanted)
       return builds.get(releases.get(wanted) ?? wanted)
+    },
+    async listed () {
+      return [...(await readListOnce('the list of builds')).builds.keys()]
     },
     async download (build) {
       let running = downloads.get(build.path)

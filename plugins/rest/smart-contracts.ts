@@ -89,13 +89,13 @@ export async function smartContractRoutes (app: FastifyInstance, { verifier }: {
   app.get('/smart-contracts/verification/config', {
     schema: {
       tags: ['smart-contracts'],
-      summary: 'What contract verification offers: compiler versions (bundled and SOLC_CACHE_DIR\'s), evm versions, methods, Blockscout\'s licence ids',
+      summary: 'What contract verification offers: compiler versions (bundled, SOLC_CACHE_DIR\'s, and with SOLC_DOWNLOAD the listed releases), evm versions, methods, Blockscout\'s licence ids',
       querystring: query(),
       response: { 200: verificationConfig, 422: validationError }
     }
   }, async () => ({
     // Without a verifier (bench:rest mounts these routes without a node) nothing can be verified.
-    solidity_compiler_versions: verifier === undefined ? [] : await verifier.compiler.listVersions(),
+    solidity_compiler_versions: verifier === undefined ? [] : await verifier.compiler.offeredVersions(),
     solidity_evm_versions: verifier === undefined ? [] : EVM_VERSIONS,
     vyper_compiler_versions: [],
     vyper_evm_versions: [],

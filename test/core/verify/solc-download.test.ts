@@ -6,6 +6,7 @@ import t from 'tap'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
 import { createCompiler } from '../../../core/verify/compiler.ts'
 import { BUNDLED_VERSION } from '../../support/verify.ts'
 import { startSolcBin } from '../../support/solc-bin.ts'
@@ -38,6 +39,21 @@ t.test('a listed version is downloaded once, however many ask at once, and kept 
   t.equal(await compiler.resolveVersion(BUNDLED_VERSION), BUNDLED_VERSION)
 })
 
+t.test('offeredVersions(): those here, then the releases the list publishes; a site that does not answer is not waited for', async (t) => {
+  const { compiler } = await compilerIn(t, bin.url)
+  t.same(await compiler.offeredVersions(), [BUNDLED_VERSION, V21, V20, V19], 'newest first, the nightly left out')
+  t.same(await compiler.listVersions(), [BUNDLED_VERSION], 'nothing is downloaded to offer it')
+  // A site that takes the connection and never answers: the config does not wait for it (LIST_WAIT_MS).
+  const silent = createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { silent.closeAllConnections(); silent.close() })
+  const hanging = await compilerIn(t, `http://127.0.0.1:${(silent.address() as { port: number }).port}/bin`)
+  await hanging.compiler.listVersions()
+  const started = Date.now()
+  t.same(await hanging.compiler.offeredVersions(), [BUNDLED_VERSION], 'a site that does not answer offers nothing more')
+  t.ok(Date.now() - started < 10_000, `and is not waited for (${Date.now() - started} ms)`)
+})
+
 // The failures share one compiler (each makes one worker to learn the bundled version) and its directory, which stays empty.
 const failing = await compilerIn(t, bin.url)
 
@@ -68,6 +84,7 @@ t.test('a listed build the site does not serve, and a site that is down, answer 
   const { dir: otherDir, compiler: offline } = await compilerIn(t, down.url)
   await t.rejects(offline.resolveVersion(V19), { code: 'GW_ERR_VERIFY_COMPILER_DOWNLOAD_FAILED', statusCode: 503, message: /v0\.8\.19\+commit\.7dd6d404 could not be downloaded: the list of builds could not be read/ })
   t.same([...await readdir(dir), ...await readdir(otherDir)], [])
+  t.same(await offline.offeredVersions(), [BUNDLED_VERSION], 'a site that is down offers nothing more')
 })
 
 t.test('without SOLC_DOWNLOAD a missing version is named, with what would make it available', async (t) => {
@@ -76,4 +93,5 @@ t.test('without SOLC_DOWNLOAD a missing version is named, with what would make i
     code: 'GW_ERR_VERIFY_COMPILER_UNAVAILABLE',
     message: `Compiler version ${V19} is not available here (available: ${BUNDLED_VERSION}); an operator can add its soljson build to SOLC_CACHE_DIR, or set SOLC_DOWNLOAD=true`
   })
+  t.same(await compiler.offeredVersions(), [BUNDLED_VERSION], 'and only those here are offered')
 })

@@ -50,10 +50,11 @@ async function verifyWith (compilerVersion: string, standardJson: object = input
 }
 
 t.test('SOLC_DOWNLOAD fetches a version into SOLC_CACHE_DIR; one that is not the contract\'s answers the mismatch', async (t) => {
+  const offered = async () => (await app.inject({ method: 'GET', url: '/api/v2/smart-contracts/verification/config' })).json().solidity_compiler_versions
+  t.same(await offered(), [BUNDLED_VERSION, V21, V20, V19], 'the download site\'s releases are offered before any is fetched (the front end\'s version picker)')
   t.same(await verifyWith(V19), { status: 400, json: { message: `The contract was compiled with solc ${BUNDLED_VERSION.slice(1).split('+')[0]} (its metadata says so), not ${V19}` } })
   t.same(await readdir(cacheDir), [`soljson-${V19}.js`])
-  const config = (await app.inject({ method: 'GET', url: '/api/v2/smart-contracts/verification/config' })).json()
-  t.same(config.solidity_compiler_versions, [BUNDLED_VERSION, V19], 'offered from then on')
+  t.same(await offered(), [BUNDLED_VERSION, V19, V21, V20], 'then among those here, the downloadable ones after')
 })
 
 t.test('a downloaded build whose keccak256 is not the published one: 502 with the reason, nothing cached; the Etherscan route fails the job', async (t) => {
