@@ -14,7 +14,10 @@ import { execa } from 'execa'
 export type Teardown = { teardown (fn: () => unknown): void }
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname
-const SERVING_TIMEOUT_MS = 60_000
+// A ceiling for a start that failed, not a target: a start that migrates a new
+// database takes a few seconds on a quiet machine, and several times that with
+// four test files at once on two cores.
+const SERVING_TIMEOUT_MS = 180_000
 const POLL_MS = 50
 
 export type LogLine = Record<string, unknown> & { msg?: string }
