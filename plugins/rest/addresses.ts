@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
@@ -6,12 +5,12 @@ import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
-import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
+import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { blockIndexCursor } from './pages.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 
-const intString = { type: 'string' }
+const intString = { type: 'string' } as const
 
 const addressDetail = {
   type: 'object',
@@ -31,7 +30,7 @@ const addressDetail = {
     has_beacon_chain_withdrawals: { type: 'boolean' },
     watchlist_address_id: { type: ['integer', 'null'] }
   }
-}
+} as const
 
 function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   const token = a?.token ?? null
@@ -55,17 +54,17 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   }
 }
 
-export async function addressRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param', {
+  app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
     return presentAddress(hash, await queries.findAddress(hash))
   })
 
-  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param/counters', {
+  app.get('/addresses/:address_hash_param/counters', {
     schema: {
       tags: ['addresses'],
       summary: 'Transaction, token transfer, gas and validation counts',
@@ -87,7 +86,7 @@ export async function addressRoutes (app: FastifyInstance, { decoder }: { decode
     }
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: { filter?: 'from' | 'to', block_number?: number, index?: number } }>('/addresses/:address_hash_param/transactions', {
+  app.get('/addresses/:address_hash_param/transactions', {
     schema: {
       tags: ['addresses'],
       summary: 'The address\'s transactions, newest first (50 a page)',

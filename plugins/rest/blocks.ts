@@ -1,8 +1,6 @@
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
-import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
-import { type TransactionType } from '../../core/queries/block-transactions.ts'
+import { block, itemsCount, message, page, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
 import { internalTransaction } from './list-schemas.ts'
@@ -13,7 +11,9 @@ import type { Decoder } from '../../core/decode/index.ts'
 import type { Queries } from '../../core/queries/index.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
-export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
+export const blockParams = {
+  type: 'object', required: ['block_hash_or_number_param'], properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } }
+} as const
 
 /** The indexed block's number for a number-or-hash path parameter, or undefined. */
 export async function blockNumberOf (queries: Queries, id: string): Promise<number | undefined> {
@@ -21,8 +21,8 @@ export async function blockNumberOf (queries: Queries, id: string): Promise<numb
   return Number.isSafeInteger(Number(id)) ? await queries.findBlockNumber({ number: Number(id) }) : undefined
 }
 
-export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  app.get<{ Querystring: { type?: string, block_number?: number } }>('/blocks', {
+export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+  app.get('/blocks', {
     schema: {
       tags: ['blocks'],
       summary: 'Blocks, newest first (50 a page)',
@@ -36,7 +36,7 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string } }>('/blocks/:block_hash_or_number_param', {
+  app.get('/blocks/:block_hash_or_number_param', {
     schema: {
       tags: ['blocks'],
       summary: 'A block by number or hash',
@@ -52,7 +52,7 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     return presentBlock(found, 'detail')
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { type?: TransactionType, index?: number } }>('/blocks/:block_hash_or_number_param/transactions', {
+  app.get('/blocks/:block_hash_or_number_param/transactions', {
     schema: {
       tags: ['blocks'],
       summary: 'The block\'s transactions in index order; `type` keeps one transaction type',
@@ -79,7 +79,7 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
       request.query, ['block_number', 'index', 'items_count'])))
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { transaction_index?: number, index?: number } }>('/blocks/:block_hash_or_number_param/internal-transactions', {
+  app.get('/blocks/:block_hash_or_number_param/internal-transactions', {
     schema: {
       tags: ['blocks'],
       summary: 'The block\'s internal transactions in execution order (top-level calls left out)',

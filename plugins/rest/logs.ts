@@ -1,11 +1,10 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type LogRecord } from '../../core/queries/logs.ts'
 import { log, logCursorParams } from './list-schemas.ts'
 import { blockIndexCursor, integerParam, keysetPage } from './pages.ts'
 import { presentLog } from './present-log.ts'
-import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { addressHashParams, message, page, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeLogs } from './decodings.ts'
@@ -15,12 +14,10 @@ const CURSOR_KEYS = ['block_number', 'index', 'items_count']
 const listResponse = page(log, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } })
 const nextParams = (last: LogRecord) => ({ block_number: last.block_number, index: last.log_index, items_count: PAGE_SIZE })
 
-type CursorQuery = { block_number?: number, index?: number }
-
-export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function logRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
+  app.get('/transactions/:transaction_hash_param/logs', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s logs in log order',
@@ -36,7 +33,7 @@ export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: D
     return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query, CURSOR_KEYS)
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { topic?: string } }>('/addresses/:address_hash_param/logs', {
+  app.get('/addresses/:address_hash_param/logs', {
     schema: {
       tags: ['addresses'],
       summary: 'Logs the address emitted, newest first; `topic` keeps those carrying it in any position',

@@ -1,13 +1,10 @@
-import type { FastifyInstance } from 'fastify'
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { type TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
 import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
-import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
-import {
-  ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams
-} from './schemas.ts'
+import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor } from './pages.ts'
+import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
@@ -19,25 +16,25 @@ const MAX_TOKEN_ID_DIGITS = 78
 
 const instanceParams = {
   type: 'object',
+  required: ['address_hash_param', 'token_id_param'],
   properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN }, token_id_param: { type: 'string', pattern: '^-?([1-9][0-9]*|0)$' } }
-}
-type InstanceParams = AddressHashParams & { token_id_param: string }
+} as const
 
 /** An id no instance can have (negative, or past uint256) is asked of nothing: it names no rows. */
 const storableId = (id: string): boolean => !id.startsWith('-') && id.length <= MAX_TOKEN_ID_DIGITS
 
 /** The NFT token of the path, or undefined (404) for an unknown address or an ERC-20 token. */
-async function findNftToken (queries: Queries, params: InstanceParams): Promise<TokenRecord | undefined> {
+async function findNftToken (queries: Queries, params: { address_hash_param: string, token_id_param: string }): Promise<TokenRecord | undefined> {
   const token = await queries.findToken(hashBytes(params.address_hash_param))
   return token === undefined || token.type === 'ERC-20' ? undefined : token
 }
 
 const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
 
-export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
+export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: AddressHashParams, Querystring: { holder_address_hash?: string, unique_token?: string } }>('/tokens/:address_hash_param/instances', {
+  app.get('/tokens/:address_hash_param/instances', {
     schema: {
       tags: ['tokens'],
       summary: 'NFT instances of a token, highest id first (50 a page); holder_address_hash keeps one holder\'s',
@@ -59,7 +56,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
-  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param', {
     schema: {
       tags: ['tokens'],
       summary: 'One NFT instance: owner, token and metadata (read through tokenURI / uri the first time it is asked for)',
@@ -77,7 +74,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     return presentInstance({ ...found, metadata }, token)
   })
 
-  app.get<{ Params: InstanceParams, Querystring: TokenTransferPageQuery & { token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
     schema: {
       tags: ['tokens'],
       summary: 'Transfers that moved one NFT id, newest first (50 a page)',
@@ -94,7 +91,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
       request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
   })
 
-  app.get<{ Params: InstanceParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/holders', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/holders', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders of one NFT id, most units first (50 a page)',
@@ -118,7 +115,7 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
       (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
     schema: {
       tags: ['tokens'],
       summary: 'How many transfers moved one NFT id',

@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
-import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
@@ -11,10 +10,8 @@ import type { Decoder } from '../../core/decode/index.ts'
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
 
-type ListQuery = { filter?: string, type?: string, block_number?: number, index?: number }
-
-export async function transactionRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  app.get<{ Querystring: ListQuery }>('/transactions', {
+export async function transactionRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+  app.get('/transactions', {
     schema: {
       tags: ['transactions'],
       summary: 'Transactions, newest first (50 a page)',
@@ -47,7 +44,7 @@ export async function transactionRoutes (app: FastifyInstance, { decoder }: { de
     }))
   })
 
-  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param', {
+  app.get('/transactions/:transaction_hash_param', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction by hash, with its first token transfers',
