@@ -4,7 +4,7 @@ import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
-import { toPage } from './pages.ts'
+import { listCursor, toPage } from './pages.ts'
 import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type RestApp } from './schemas.ts'
 
 const topAddress = {
@@ -16,6 +16,9 @@ const coinBalance = {
   properties: { transaction_hash: nullable('string'), block_number: { type: 'integer' }, delta: intString, value: intString, block_timestamp: { type: 'string' } }
 } as const
 const integerOrNull = { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^(null)?$' }] } as const
+
+/** Blocks sealed and balance changes, newest first, resume below a block. */
+const blockNumberList = listCursor({ block_number: cursorInteger, items_count: itemsCount })
 
 /** Every tab counter Blockscout knows, the beacon-chain and Celo ones included. */
 const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_transfers_count', 'token_balances_count', 'logs_count',
@@ -86,12 +89,12 @@ export async function addressListRoutes (app: RestApp): Promise<void> {
       tags: ['addresses'],
       summary: 'Blocks the address sealed, newest first (50 a page)',
       params,
-      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
-      response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+      querystring: query(blockNumberList.params),
+      response: { 200: blockNumberList.response(block), 422: validationError }
     }
   }, async (request) => {
     const rows = await queries.listBlocksBySigner({ signer: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    return blockNumberList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get('/addresses/:address_hash_param/coin-balance-history', {
@@ -99,12 +102,12 @@ export async function addressListRoutes (app: RestApp): Promise<void> {
       tags: ['addresses'],
       summary: 'Balance after each block that changed it, with the change, newest first (50 a page)',
       params,
-      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
-      response: { 200: page(coinBalance, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+      querystring: query(blockNumberList.params),
+      response: { 200: blockNumberList.response(coinBalance), 422: validationError }
     }
   }, async (request) => {
     const rows = await queries.listCoinBalanceHistory({ address: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return toPage(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
+    return blockNumberList.page(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
   })
 
   app.get('/addresses/:address_hash_param/coin-balance-history-by-day', {

@@ -5,12 +5,24 @@ import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
-import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type RestApp } from './schemas.ts'
-import { blockIndexCursor } from './pages.ts'
+import { addressHashParams, addressObject as addressSchema, itemsCount, query, transaction, validationError, type RestApp } from './schemas.ts'
+import { blockIndexCursor, listCursor } from './pages.ts'
+import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 
 const intString = { type: 'string' } as const
+
+/** Blockscout's cursor of an address's transactions: the last one's position, and its time, hash, value and fee besides; a `filter` sent is kept. */
+const addressTransactionList = listCursor({
+  block_number: blockNumberParam,
+  index: { type: 'integer', minimum: 0 },
+  inserted_at: { type: 'string' },
+  hash: { type: 'string' },
+  value: { type: 'string' },
+  fee: { type: 'string' },
+  items_count: itemsCount
+}, { filter: { type: 'string' } })
 
 const addressDetail = {
   type: 'object',
@@ -93,31 +105,20 @@ export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decod
       params: addressHashParams,
       querystring: query({
         filter: { type: 'string', enum: ['to', 'from'] },
-        block_number: { type: 'integer', minimum: 0 },
-        index: { type: 'integer', minimum: 0 },
-        inserted_at: { type: 'string' },
-        hash: { type: 'string' },
-        value: { type: 'string' },
-        fee: { type: 'string' },
-        items_count: itemsCount
+        ...addressTransactionList.params
       }),
-      response: { 200: page(transaction, {}), 422: validationError }
+      response: { 200: addressTransactionList.response(transaction), 422: validationError }
     }
   }, async (request, reply) => {
     const q = request.query
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([queries.listAddressTransactions({ hash: hashBytes(request.params.address_hash_param), filter: q.filter, cursor }), app.confirmationDuration()])
-    const items = rows.slice(0, PAGE_SIZE)
-    const last = items[items.length - 1]
-    const decoded = await decodeTransactionInputs(decoder, items)
-    return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx, confirmation, decoded(tx))),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined ? nextAddressTransactionParams(last, q.filter) : null
-    }))
+    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
+    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+      (last) => nextAddressTransactionParams(last, q.filter))))
   })
 }
 
-/** Blockscout's cursor of an address's transactions: the last one's position, and its time, hash, value and fee besides. */
 function nextAddressTransactionParams (last: TransactionJsonRow, filter: AddressTransactionFilter) {
   const { timestamp, hash, value, fee } = transactionMembers(last)
   return {

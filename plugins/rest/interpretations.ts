@@ -2,8 +2,8 @@
 // transaction's interpretation (what it was, decoded and named, with its
 // summaries) and an address's interpretations, newest first.
 import { INTERPRETATIONS_PAGE_SIZE, type Interpreter } from '../../core/interpreter/index.ts'
-import { addressHashParams, decoded, message, page, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
-import { blockIndexCursor } from './pages.ts'
+import { addressHashParams, decoded, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
+import { blockIndexCursor, listCursor } from './pages.ts'
 import { summary } from './transaction-summary.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
@@ -66,6 +66,9 @@ const interpretation = {
   }
 } as const
 
+/** The interpreter pages an address's interpretations itself (core/interpreter): its cursor is (block, index). */
+const interpretationList = listCursor({ block_number: { type: 'integer', minimum: 0 }, index: { type: 'integer', minimum: 0 } })
+
 export async function interpretationRoutes (app: RestApp, { interpreter }: { interpreter: Interpreter }): Promise<void> {
   app.get('/transactions/:transaction_hash_param/interpretation', {
     schema: {
@@ -86,8 +89,8 @@ export async function interpretationRoutes (app: RestApp, { interpreter }: { int
       tags: ['interpretation'],
       summary: `This gateway's own: the interpretations of the transactions the address sent, received or created, newest first (${INTERPRETATIONS_PAGE_SIZE} a page)`,
       params: addressHashParams,
-      querystring: query({ block_number: { type: 'integer', minimum: 0 }, index: { type: 'integer', minimum: 0 } }),
-      response: { 200: page(interpretation, { block_number: { type: 'integer' }, index: { type: 'integer' } }), 422: validationError }
+      querystring: query(interpretationList.params),
+      response: { 200: interpretationList.response(interpretation), 422: validationError }
     }
   }, async (request) => {
     const { items, next } = await interpreter.addressInterpretations(request.params.address_hash_param.toLowerCase(), blockIndexCursor(request.query))

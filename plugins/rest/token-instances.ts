@@ -2,9 +2,9 @@ import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { type TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
-import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor } from './pages.ts'
-import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
+import { tokenTransferList } from './list-schemas.ts'
+import { listCursor, nextTokenTransferParams, tokenTransferCursor } from './pages.ts'
+import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, query, tokenTransfer, validationError, type RestApp } from './schemas.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
@@ -29,7 +29,10 @@ async function findNftToken (queries: Queries, params: { address_hash_param: str
   return token === undefined || token.type === 'ERC-20' ? undefined : token
 }
 
-const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
+/** Blockscout sends the id as a number here; ids beyond 2^53 would lose digits in JSON, so they go as strings. */
+const instanceList = listCursor({ unique_token: cursorIntString }, { unique_token: { type: 'integer' } })
+const instanceTransferList = listCursor({ ...tokenTransferList.params, token_id: cursorIntString })
+const instanceHolderList = listCursor({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount })
 
 export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
   const queries = app.queries
@@ -39,8 +42,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
       tags: ['tokens'],
       summary: 'NFT instances of a token, highest id first (50 a page); holder_address_hash keeps one holder\'s',
       params: addressHashParams,
-      querystring: query({ holder_address_hash: cursorAddress, unique_token: cursorIntString }),
-      response: { 200: page(tokenInstance, { unique_token: { type: 'integer' } }), 404: message, 422: validationError }
+      querystring: query({ holder_address_hash: cursorAddress, ...instanceList.params }),
+      response: { 200: instanceList.response(tokenInstance), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
@@ -51,8 +54,7 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     const rows = q.holder_address_hash === undefined
       ? await queries.listTokenInstances({ token: address, before })
       : await queries.listHolderInstances({ token: address, holder: hashBytes(q.holder_address_hash), before })
-    // Blockscout sends the id as a number here; ids beyond 2^53 would lose digits in JSON, so they go as strings.
-    return toPage(rows, (i) => presentInstance(i, token),
+    return instanceList.page(rows, (i) => presentInstance(i, token),
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
@@ -79,16 +81,15 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
       tags: ['tokens'],
       summary: 'Transfers that moved one NFT id, newest first (50 a page)',
       params: instanceParams,
-      querystring: query({ ...tokenTransferCursorParams, token_id: cursorIntString }),
-      response: { 200: transferPage, 404: message, 422: validationError }
+      querystring: query(instanceTransferList.params),
+      response: { 200: instanceTransferList.response(tokenTransfer), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
     const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
-    return keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }),
-      request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
+    return instanceTransferList.keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/holders', {
@@ -96,12 +97,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
       tags: ['tokens'],
       summary: 'Holders of one NFT id, most units first (50 a page)',
       params: instanceParams,
-      querystring: query({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount }),
-      response: {
-        200: page(tokenHolder, { address_hash: { type: 'string' }, value: { type: 'string' }, token_id: { type: 'string' }, items_count: { type: 'integer' } }),
-        404: message,
-        422: validationError
-      }
+      querystring: query(instanceHolderList.params),
+      response: { 200: instanceHolderList.response(tokenHolder), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
@@ -111,7 +108,7 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
     const rows = storableId(id) ? await queries.listInstanceHolders({ token: token.address, tokenId: id, cursor }) : []
-    return toPage(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
+    return instanceHolderList.page(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
       (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
 

@@ -2,9 +2,10 @@
 // 1.13 never reaches Shanghai, so its blocks carry no withdrawals (the node's
 // blocks have no `withdrawals` field) and every list is empty; a block that
 // is not indexed is still a 404, as for its other lists.
-import { addressHashParams, intString, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
+import { addressHashParams, intString, itemsCount, message, query, validationError, type RestApp } from './schemas.ts'
 import { blockNumberOf, blockParams } from './blocks.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import { listCursor } from './pages.ts'
 
 const withdrawal = {
   type: 'object',
@@ -17,13 +18,13 @@ const withdrawal = {
     timestamp: { type: 'string' }
   }
 } as const
-const listResponse = page(withdrawal, { index: { type: 'integer' }, items_count: { type: 'integer' } })
-const cursor = { index: { type: 'integer', minimum: 0 }, items_count: itemsCount } as const
+const withdrawalList = listCursor({ index: { type: 'integer', minimum: 0 }, items_count: itemsCount })
+const listResponse = withdrawalList.response(withdrawal)
 const NONE = { items: [], next_page_params: null } as const
 
 export async function withdrawalRoutes (app: RestApp): Promise<void> {
   app.get('/withdrawals', {
-    schema: { tags: ['withdrawals'], summary: 'Beacon withdrawals, newest first: none on a clique chain', querystring: query(cursor), response: { 200: listResponse, 422: validationError } }
+    schema: { tags: ['withdrawals'], summary: 'Beacon withdrawals, newest first: none on a clique chain', querystring: query(withdrawalList.params), response: { 200: listResponse, 422: validationError } }
   }, async () => NONE)
 
   app.get('/blocks/:block_hash_or_number_param/withdrawals', {
@@ -31,7 +32,7 @@ export async function withdrawalRoutes (app: RestApp): Promise<void> {
       tags: ['blocks'],
       summary: 'The block\'s beacon withdrawals: none on a clique chain; 404 for a block not indexed',
       params: blockParams,
-      querystring: query(cursor),
+      querystring: query(withdrawalList.params),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
@@ -44,7 +45,7 @@ export async function withdrawalRoutes (app: RestApp): Promise<void> {
       tags: ['addresses'],
       summary: 'Beacon withdrawals to the address: none on a clique chain',
       params: addressHashParams,
-      querystring: query(cursor),
+      querystring: query(withdrawalList.params),
       response: { 200: listResponse, 422: validationError }
     }
   }, async () => NONE)
