@@ -1,7 +1,7 @@
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
-import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'

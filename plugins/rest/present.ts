@@ -41,7 +41,7 @@ export function checksumAddress (address: Buffer | string): string {
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
 // of a page's garbage collection. Their JSON text is kept beside them, for
-// answers written as text (core/queries/transaction-json.ts).
+// answers written as text (core/queries/rest-transaction-json.ts).
 type AddressEntry = { plain?: AddressObject, contract?: AddressObject, plainJson?: string, contractJson?: string }
 const addressObjects = new Map<string, AddressEntry>()
 const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[]
