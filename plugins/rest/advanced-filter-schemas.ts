@@ -1,6 +1,7 @@
 // Schemas of GET /api/v2/advanced-filters: its query string (Blockscout's
 // names; lists are comma-separated strings) and its response
 // (AdvancedFilterResponse of Blockscout 11.2.7's OpenAPI description).
+import type { FromSchema } from 'json-schema-to-ts'
 import { ADDRESS_PATTERN, addressObject, nullable, query } from './schemas.ts'
 import { cursorInteger, token } from './token-schemas.ts'
 
@@ -12,28 +13,6 @@ const isoTime = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}
 const amount = { type: 'string', pattern: '^\\s*[0-9]{1,78}(\\.[0-9]{1,78})?\\s*$' } as const
 /** A sub-index of the cursor: a number, or empty / "null" where the last item had none. */
 const subIndex = { type: 'string', pattern: '^(([1-9][0-9]{0,9})|0|null)?$' } as const
-
-export type AdvancedFilterQuery = {
-  transaction_types?: string
-  methods?: string
-  age_from?: string
-  age_to?: string
-  from_address_hashes_to_include?: string
-  from_address_hashes_to_exclude?: string
-  to_address_hashes_to_include?: string
-  to_address_hashes_to_exclude?: string
-  address_relation?: string
-  amount_from?: string
-  amount_to?: string
-  token_contract_address_hashes_to_include?: string
-  token_contract_address_hashes_to_exclude?: string
-  block_number?: number
-  transaction_index?: number
-  internal_transaction_index?: string
-  token_transfer_index?: string
-  token_transfer_batch_index?: string
-  items_count?: number
-}
 
 export const advancedFilterQuery = query({
   transaction_types: freeList,
@@ -60,6 +39,9 @@ export const advancedFilterQuery = query({
   token_transfer_batch_index: subIndex,
   items_count: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
 })
+
+/** The query as the route receives it, read from its schema. */
+export type AdvancedFilterQuery = FromSchema<typeof advancedFilterQuery>
 
 const addressOrNull = { ...addressObject, type: ['object', 'null'] } as const
 const amountString = { type: 'string', pattern: '^([1-9][0-9]*|0)$' } as const
