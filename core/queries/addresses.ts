@@ -1,7 +1,7 @@
 // Address reads for the explorer APIs. The addresses row holds the running
 // counters; the has_* flags are existence checks on indexed columns.
 import { PAGE_SIZE } from './page-size.ts'
-import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './rest-transaction-json.ts'
 import type { TransactionCursor } from './transactions.ts'
 import type { QueryDb } from './query-db.ts'
 

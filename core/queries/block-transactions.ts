@@ -2,7 +2,7 @@
 // Blockscout's transaction types, read from the (block_number,
 // transaction_index) unique index.
 import { PAGE_SIZE } from './page-size.ts'
-import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './rest-transaction-json.ts'
 import type { QueryDb } from './query-db.ts'
 
 export type BlockKey = { number: number } | { hash: Buffer }
@@ -15,7 +15,7 @@ export async function findBlockNumber (db: QueryDb, key: BlockKey): Promise<numb
 
 export type TransactionType = 'coin_transfer' | 'contract_call' | 'contract_creation' | 'token_transfer' | 'token_creation'
 
-// The same rules as transaction_types in transaction-json.ts, as predicates over `t` alone.
+// The same rules as transaction_types in rest-transaction-json.ts, as predicates over `t` alone.
 const HAS_TOKEN_TRANSFERS = 't.has_token_transfers'
 const CREATES_TOKEN = 'exists (select 1 from tokens k where k.address = t.created_contract)'
 const CALLS_CONTRACT = `(t."to" is not null and octet_length(t.input) > 0

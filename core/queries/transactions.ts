@@ -1,7 +1,7 @@
 // Transaction reads for the explorer APIs: keyset pages by (block, index),
 // the order of the (block_number, transaction_index) unique index.
 import { PAGE_SIZE } from './page-size.ts'
-import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './transaction-json.ts'
+import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './rest-transaction-json.ts'
 import type { QueryDb } from './query-db.ts'
 
 export type TransactionCursor = { blockNumber: number, index: number }

@@ -35,8 +35,17 @@ export const notFound = (message: string): Error => userError(message, ERROR_COD
  * Refused as the syntax error it is.
  */
 export function assertDocument (document: unknown): asserts document is DocumentNode {
-  if ((document as { kind?: unknown } | null)?.kind !== Kind.DOCUMENT) throw new GraphQLError('Syntax Error: the query is not a GraphQL document.')
+  if ((document as { kind?: unknown } | null)?.kind !== Kind.DOCUMENT) {
+    throw new GraphQLError('Syntax Error: the query is not a GraphQL document.', { extensions: { code: ERROR_CODES.PARSE } })
+  }
 }
+
+/**
+ * graphql-js's parser (and its lexer) report a position in the source text
+ * and no AST node, since there is no tree yet; validation and execution
+ * errors always carry the nodes they are about.
+ */
+const isParseError = (error: GraphQLError): boolean => error.nodes === undefined && error.source !== undefined && error.positions !== undefined
 
 /** Errors mercurius wraps (validation, depth) carry the real ones in `.errors`. */
 function unwrap (error: GraphQLError): GraphQLError[] {
@@ -45,12 +54,13 @@ function unwrap (error: GraphQLError): GraphQLError[] {
   return inner.map((e) => e instanceof GraphQLError ? e : new GraphQLError((e as Error).message, { originalError: e as Error }))
 }
 
-function codeOf (error: GraphQLError): string | undefined {
+/** The code of an error in `errors[]`, undefined for an internal failure (to be masked). */
+export function codeOf (error: GraphQLError): string | undefined {
   const original = error.originalError as (Error & { code?: string, extensions?: { code?: string } }) | undefined
   if (typeof error.extensions?.code === 'string') return error.extensions.code
   if (typeof original?.extensions?.code === 'string') return original.extensions.code
   if (original?.code === 'MER_ERR_GQL_QUERY_DEPTH') return ERROR_CODES.TOO_DEEP
-  if (error.message.startsWith('Syntax Error')) return ERROR_CODES.PARSE
+  if (isParseError(error)) return ERROR_CODES.PARSE
   // No original error: graphql-js's own validation (unknown field, bad argument, a malformed scalar).
   if (original === undefined || original instanceof GraphQLError) return ERROR_CODES.VALIDATION
   return undefined

@@ -1,29 +1,28 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type TopAddressSort } from '../../core/queries/top-addresses.ts'
 import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
-import { toPage } from './pages.ts'
-import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
+import { listCursor, toPage } from './pages.ts'
+import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type RestApp } from './schemas.ts'
 
 const topAddress = {
   type: 'object',
   properties: { ...addressSchema.properties, coin_balance: nullable('string'), transactions_count: { type: 'string' } }
-}
+} as const
 const coinBalance = {
   type: 'object',
   properties: { transaction_hash: nullable('string'), block_number: { type: 'integer' }, delta: intString, value: intString, block_timestamp: { type: 'string' } }
-}
-const integerOrNull = { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^(null)?$' }] }
+} as const
+const integerOrNull = { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', pattern: '^(null)?$' }] } as const
+
+/** Blocks sealed and balance changes, newest first, resume below a block. */
+const blockNumberList = listCursor({ block_number: cursorInteger, items_count: itemsCount })
 
 /** Every tab counter Blockscout knows, the beacon-chain and Celo ones included. */
 const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_transfers_count', 'token_balances_count', 'logs_count',
   'withdrawals_count', 'internal_transactions_count', 'beacon_deposits_count', 'celo_election_rewards_count']
-
-type TopQuery = { sort?: TopAddressSort, order?: 'asc' | 'desc', fetched_coin_balance?: string, hash?: string, transactions_count?: number | string }
 
 /** A coin balance history item (also the socket's coin_balance event). */
 export function presentCoinBalance (c: CoinBalanceRecord) {
@@ -36,10 +35,10 @@ export function presentCoinBalance (c: CoinBalanceRecord) {
   }
 }
 
-export async function addressListRoutes (app: FastifyInstance): Promise<void> {
+export async function addressListRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Querystring: TopQuery }>('/addresses', {
+  app.get('/addresses', {
     schema: {
       tags: ['addresses'],
       summary: 'Top accounts: addresses holding coin by balance, or by transaction count (50 a page)',
@@ -85,33 +84,33 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
     }
   })
 
-  app.get<{ Params: Params, Querystring: { block_number?: number } }>('/addresses/:address_hash_param/blocks-validated', {
+  app.get('/addresses/:address_hash_param/blocks-validated', {
     schema: {
       tags: ['addresses'],
       summary: 'Blocks the address sealed, newest first (50 a page)',
       params,
-      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
-      response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+      querystring: query(blockNumberList.params),
+      response: { 200: blockNumberList.response(block), 422: validationError }
     }
   }, async (request) => {
     const rows = await queries.listBlocksBySigner({ signer: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    return blockNumberList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: Params, Querystring: { block_number?: number } }>('/addresses/:address_hash_param/coin-balance-history', {
+  app.get('/addresses/:address_hash_param/coin-balance-history', {
     schema: {
       tags: ['addresses'],
       summary: 'Balance after each block that changed it, with the change, newest first (50 a page)',
       params,
-      querystring: query({ block_number: cursorInteger, items_count: itemsCount }),
-      response: { 200: page(coinBalance, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+      querystring: query(blockNumberList.params),
+      response: { 200: blockNumberList.response(coinBalance), 422: validationError }
     }
   }, async (request) => {
     const rows = await queries.listCoinBalanceHistory({ address: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return toPage(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
+    return blockNumberList.page(rows, presentCoinBalance, (last) => ({ block_number: last.block_number, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: Params }>('/addresses/:address_hash_param/coin-balance-history-by-day', {
+  app.get('/addresses/:address_hash_param/coin-balance-history-by-day', {
     schema: {
       tags: ['addresses'],
       summary: `Highest balance of each day over the last ${COIN_BALANCE_HISTORY_DAYS} days`,
@@ -124,7 +123,7 @@ export async function addressListRoutes (app: FastifyInstance): Promise<void> {
     }
   }, async (request) => ({ items: await queries.listDailyBalances({ address: hashBytes(request.params.address_hash_param) }), days: COIN_BALANCE_HISTORY_DAYS }))
 
-  app.get<{ Params: Params }>('/addresses/:address_hash_param/tabs-counters', {
+  app.get('/addresses/:address_hash_param/tabs-counters', {
     schema: {
       tags: ['addresses'],
       summary: 'Item counts of the address tabs, each capped at 51 ("50+")',

@@ -1,7 +1,6 @@
 // An address's NFTs: each id it holds (/nft) or each collection with its
 // highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
 // Blockscout pages them (collection address, id, type).
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type HeldInstance } from '../../core/queries/address-nfts.ts'
 import type { TokenRecord } from '../../core/queries/tokens.ts'
@@ -9,20 +8,17 @@ import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { TOKEN_TYPES } from '../../core/rows.ts'
 import { cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
-import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
+import { addressHashParams as params, itemsCount, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
 
-type Cursor = { token_contract_address_hash?: string, token_type?: string }
-type NftQuery = Cursor & { type?: string, token_id?: string }
-
-const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contract_address_hash: cursorAddress, token_type: { type: 'string', enum: TOKEN_TYPES } }
+const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contract_address_hash: cursorAddress, token_type: { type: 'string', enum: TOKEN_TYPES } } as const
 
 const presentHeld = (i: HeldInstance, token: TokenRecord) => ({ ...presentInstance(i, token), token_type: token.type, value: i.value })
 
-export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
+export async function addressNftRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: Params, Querystring: NftQuery }>('/addresses/:address_hash_param/nft', {
+  app.get('/addresses/:address_hash_param/nft', {
     schema: {
       tags: ['addresses'],
       summary: 'The NFT ids the address holds: ERC-721, then ERC-1155 and ERC-404; by collection, highest id first (50 a page)',
@@ -45,7 +41,7 @@ export async function addressNftRoutes (app: FastifyInstance): Promise<void> {
     }))
   })
 
-  app.get<{ Params: Params, Querystring: Cursor & { type?: string } }>('/addresses/:address_hash_param/nft/collections', {
+  app.get('/addresses/:address_hash_param/nft/collections', {
     schema: {
       tags: ['addresses'],
       summary: 'The NFT collections the address holds ids of, each with its nine highest (50 a page)',

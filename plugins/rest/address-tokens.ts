@@ -1,21 +1,20 @@
 // What an address holds: token-balances (everything, unpaged) and tokens
 // (paged, type filter, ERC-1155 holdings with their instance).
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type HoldingRecord } from '../../core/queries/address-tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
-import { addressHashParams as params, itemsCount, page, query, validationError, type AddressHashParams as Params } from './schemas.ts'
+import { addressHashParams as params, itemsCount, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 
 /** ERC-20 and ERC-721 holdings are per token (id -1); ERC-1155 per id. */
 const tokenIdOf = (h: HoldingRecord): string | null => h.token_id === '-1' ? null : h.token_id
 
-export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
+export async function addressTokenRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: Params }>('/addresses/:address_hash_param/token-balances', {
+  app.get('/addresses/:address_hash_param/token-balances', {
     schema: {
       tags: ['addresses'],
       summary: 'Every token the address holds, by value (ERC-721 counted per collection)',
@@ -28,7 +27,7 @@ export async function addressTokenRoutes (app: FastifyInstance): Promise<void> {
     return rows.map((h) => ({ token: presentToken(h.token), token_id: tokenIdOf(h), token_instance: null, value: h.value }))
   })
 
-  app.get<{ Params: Params, Querystring: { type?: string, value?: string, id?: number } }>('/addresses/:address_hash_param/tokens', {
+  app.get('/addresses/:address_hash_param/tokens', {
     schema: {
       tags: ['addresses'],
       summary: 'The address\'s tokens by value (50 a page), type filters',

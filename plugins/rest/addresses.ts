@@ -1,17 +1,28 @@
-import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
-import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
 import { transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
-import { addressHashParams, addressObject as addressSchema, itemsCount, page, query, transaction, validationError, type AddressHashParams } from './schemas.ts'
-import { blockIndexCursor } from './pages.ts'
+import { addressHashParams, addressObject as addressSchema, itemsCount, query, transaction, validationError, type RestApp } from './schemas.ts'
+import { blockIndexCursor, listCursor } from './pages.ts'
+import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 
-const intString = { type: 'string' }
+const intString = { type: 'string' } as const
+
+/** Blockscout's cursor of an address's transactions: the last one's position, and its time, hash, value and fee besides; a `filter` sent is kept. */
+const addressTransactionList = listCursor({
+  block_number: blockNumberParam,
+  index: { type: 'integer', minimum: 0 },
+  inserted_at: { type: 'string' },
+  hash: { type: 'string' },
+  value: { type: 'string' },
+  fee: { type: 'string' },
+  items_count: itemsCount
+}, { filter: { type: 'string' } })
 
 const addressDetail = {
   type: 'object',
@@ -31,7 +42,7 @@ const addressDetail = {
     has_beacon_chain_withdrawals: { type: 'boolean' },
     watchlist_address_id: { type: ['integer', 'null'] }
   }
-}
+} as const
 
 function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   const token = a?.token ?? null
@@ -55,17 +66,17 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   }
 }
 
-export async function addressRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param', {
+  app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
     return presentAddress(hash, await queries.findAddress(hash))
   })
 
-  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param/counters', {
+  app.get('/addresses/:address_hash_param/counters', {
     schema: {
       tags: ['addresses'],
       summary: 'Transaction, token transfer, gas and validation counts',
@@ -87,38 +98,27 @@ export async function addressRoutes (app: FastifyInstance, { decoder }: { decode
     }
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: { filter?: 'from' | 'to', block_number?: number, index?: number } }>('/addresses/:address_hash_param/transactions', {
+  app.get('/addresses/:address_hash_param/transactions', {
     schema: {
       tags: ['addresses'],
       summary: 'The address\'s transactions, newest first (50 a page)',
       params: addressHashParams,
       querystring: query({
         filter: { type: 'string', enum: ['to', 'from'] },
-        block_number: { type: 'integer', minimum: 0 },
-        index: { type: 'integer', minimum: 0 },
-        inserted_at: { type: 'string' },
-        hash: { type: 'string' },
-        value: { type: 'string' },
-        fee: { type: 'string' },
-        items_count: itemsCount
+        ...addressTransactionList.params
       }),
-      response: { 200: page(transaction, {}), 422: validationError }
+      response: { 200: addressTransactionList.response(transaction), 422: validationError }
     }
   }, async (request, reply) => {
     const q = request.query
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([queries.listAddressTransactions({ hash: hashBytes(request.params.address_hash_param), filter: q.filter, cursor }), app.confirmationDuration()])
-    const items = rows.slice(0, PAGE_SIZE)
-    const last = items[items.length - 1]
-    const decoded = await decodeTransactionInputs(decoder, items)
-    return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx, confirmation, decoded(tx))),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined ? nextAddressTransactionParams(last, q.filter) : null
-    }))
+    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
+    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+      (last) => nextAddressTransactionParams(last, q.filter))))
   })
 }
 
-/** Blockscout's cursor of an address's transactions: the last one's position, and its time, hash, value and fee besides. */
 function nextAddressTransactionParams (last: TransactionJsonRow, filter: AddressTransactionFilter) {
   const { timestamp, hash, value, fee } = transactionMembers(last)
   return {

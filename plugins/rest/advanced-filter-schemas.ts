@@ -1,39 +1,18 @@
 // Schemas of GET /api/v2/advanced-filters: its query string (Blockscout's
 // names; lists are comma-separated strings) and its response
 // (AdvancedFilterResponse of Blockscout 11.2.7's OpenAPI description).
+import type { FromSchema } from 'json-schema-to-ts'
 import { ADDRESS_PATTERN, addressObject, nullable, query } from './schemas.ts'
 import { cursorInteger, token } from './token-schemas.ts'
 
 const address = ADDRESS_PATTERN.slice(1, -1)
-const addressList = { type: 'string', maxLength: 2000, pattern: `^\\s*(${address}\\s*(,\\s*${address}\\s*)*)?$` }
-const tokenList = { type: 'string', maxLength: 2000, pattern: `^\\s*((${address}|[nN][aA][tT][iI][vV][eE])\\s*(,\\s*(${address}|[nN][aA][tT][iI][vV][eE])\\s*)*)?$` }
-const freeList = { type: 'string', maxLength: 2000 }
-const isoTime = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$' }
-const amount = { type: 'string', pattern: '^\\s*[0-9]{1,78}(\\.[0-9]{1,78})?\\s*$' }
+const addressList = { type: 'string', maxLength: 2000, pattern: `^\\s*(${address}\\s*(,\\s*${address}\\s*)*)?$` } as const
+const tokenList = { type: 'string', maxLength: 2000, pattern: `^\\s*((${address}|[nN][aA][tT][iI][vV][eE])\\s*(,\\s*(${address}|[nN][aA][tT][iI][vV][eE])\\s*)*)?$` } as const
+const freeList = { type: 'string', maxLength: 2000 } as const
+const isoTime = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$' } as const
+const amount = { type: 'string', pattern: '^\\s*[0-9]{1,78}(\\.[0-9]{1,78})?\\s*$' } as const
 /** A sub-index of the cursor: a number, or empty / "null" where the last item had none. */
-const subIndex = { type: 'string', pattern: '^(([1-9][0-9]{0,9})|0|null)?$' }
-
-export type AdvancedFilterQuery = {
-  transaction_types?: string
-  methods?: string
-  age_from?: string
-  age_to?: string
-  from_address_hashes_to_include?: string
-  from_address_hashes_to_exclude?: string
-  to_address_hashes_to_include?: string
-  to_address_hashes_to_exclude?: string
-  address_relation?: string
-  amount_from?: string
-  amount_to?: string
-  token_contract_address_hashes_to_include?: string
-  token_contract_address_hashes_to_exclude?: string
-  block_number?: number
-  transaction_index?: number
-  internal_transaction_index?: string
-  token_transfer_index?: string
-  token_transfer_batch_index?: string
-  items_count?: number
-}
+const subIndex = { type: 'string', pattern: '^(([1-9][0-9]{0,9})|0|null)?$' } as const
 
 export const advancedFilterQuery = query({
   transaction_types: freeList,
@@ -61,9 +40,12 @@ export const advancedFilterQuery = query({
   items_count: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
 })
 
-const addressOrNull = { ...addressObject, type: ['object', 'null'] }
-const amountString = { type: 'string', pattern: '^([1-9][0-9]*|0)$' }
-const intStringNullable = { type: ['string', 'null'] }
+/** The query as the route receives it, read from its schema. */
+export type AdvancedFilterQuery = FromSchema<typeof advancedFilterQuery>
+
+const addressOrNull = { ...addressObject, type: ['object', 'null'] } as const
+const amountString = { type: 'string', pattern: '^([1-9][0-9]*|0)$' } as const
+const intStringNullable = { type: ['string', 'null'] } as const
 
 /** An item's position: its keys are the cursor's. */
 const position = {
@@ -72,7 +54,7 @@ const position = {
   internal_transaction_index: nullable('integer'),
   token_transfer_index: nullable('integer'),
   token_transfer_batch_index: nullable('integer')
-}
+} as const
 
 const item = {
   type: 'object',
@@ -96,7 +78,7 @@ const item = {
     ...position,
     fee: amountString
   }
-}
+} as const
 
 export const advancedFilterResponse = {
   type: 'object',
@@ -116,4 +98,4 @@ export const advancedFilterResponse = {
       }
     }
   }
-}
+} as const

@@ -8,7 +8,6 @@
 // The list is the methods testnet contracts most often expose (tokens, NFTs,
 // wrapped ether, ownership), their selectors worked out from the signatures.
 import { id } from 'ethers'
-import type { FastifyInstance } from 'fastify'
 import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind } from '../../core/queries/advanced-filters.ts'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
@@ -17,7 +16,7 @@ import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery }
 import { presentToken } from './present-token.ts'
 import { total } from './present-transaction.ts'
 import { addressObject, checksumAddress, epochTimestamp, hashBytes } from './present.ts'
-import { query, validationError } from './schemas.ts'
+import { query, validationError, type RestApp } from './schemas.ts'
 import type { Queries } from '../../core/queries/index.ts'
 
 const SIGNATURES = [
@@ -44,18 +43,18 @@ const method = {
   type: 'object',
   required: ['method_id', 'name'],
   properties: { method_id: { type: 'string', pattern: '^0x[0-9a-f]{8}$' }, name: { type: 'string', description: 'Empty when the selector names no method known here' } }
-}
+} as const
 
-export async function advancedFilterRoutes (app: FastifyInstance): Promise<void> {
+export async function advancedFilterRoutes (app: RestApp): Promise<void> {
   await app.register(advancedFilterListRoute)
-  app.get<{ Querystring: { q?: string } }>('/advanced-filters/methods', {
+  app.get('/advanced-filters/methods', {
     schema: {
       tags: ['advanced-filters'],
       summary: 'Contract methods to filter by: a list of common ones, or the one `q` names (4-byte selector or name)',
       querystring: query({ q: { type: 'string', maxLength: 200 } }),
       response: { 200: { type: 'array', items: method }, 422: validationError }
     }
-  }, async (request) => request.query.q === undefined ? KNOWN_METHODS : findMethods(request.query.q))
+  }, async (request) => request.query.q === undefined ? KNOWN_METHODS.slice() : findMethods(request.query.q))
 }
 
 /** Blockscout honours at most this many entries of each list. */
@@ -178,7 +177,7 @@ function nextPageParams (last: ReturnType<typeof presentItem>, itemsCount: numbe
 }
 
 /** search_params: the names of the methods and the tokens the filters name. */
-async function searchParams (app: FastifyInstance, q: AdvancedFilterQuery) {
+async function searchParams (app: RestApp, q: AdvancedFilterQuery) {
   const methods = Object.fromEntries(entries(q.methods).filter((m) => SELECTOR.test(m))
     .flatMap((m) => KNOWN_METHODS.filter((k) => k.method_id === m).map((k) => [k.method_id, k.name])))
   const named = [...new Set([...entries(q.token_contract_address_hashes_to_include), ...entries(q.token_contract_address_hashes_to_exclude)])]
@@ -191,7 +190,7 @@ async function searchParams (app: FastifyInstance, q: AdvancedFilterQuery) {
 const invalidDate = (field: string) => ({ errors: [{ title: 'Invalid value', source: { pointer: `/${field}` }, detail: 'Invalid date-time' }] })
 
 /** The filter a request names, its age bounds resolved to blocks; 'empty' when they hold no block; a 422 body for an impossible date. */
-async function requestFilter (app: FastifyInstance, q: AdvancedFilterQuery): Promise<AdvancedFilter | 'empty' | { errors: unknown[] }> {
+async function requestFilter (app: RestApp, q: AdvancedFilterQuery): Promise<AdvancedFilter | 'empty' | ReturnType<typeof invalidDate>> {
   const filter = toFilter(q)
   const [from, to] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : new Date(v))
   for (const [field, date] of [['age_from', from], ['age_to', to]] as const) {
@@ -239,9 +238,9 @@ async function readCsvRows (queries: Queries, filter: AdvancedFilter): Promise<s
 
 const csvQuery = { ...advancedFilterQuery, properties: Object.fromEntries(Object.entries(advancedFilterQuery.properties).filter(([k]) => !CURSOR_KEYS.includes(k))) }
 
-export async function advancedFilterListRoute (app: FastifyInstance): Promise<void> {
+export async function advancedFilterListRoute (app: RestApp): Promise<void> {
   const queries = app.queries
-  app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters', {
+  app.get('/advanced-filters', {
     schema: {
       tags: ['advanced-filters'],
       summary: 'Transactions, internal transactions and token transfers under one set of filters, newest first (50 a page)',
@@ -260,7 +259,7 @@ export async function advancedFilterListRoute (app: FastifyInstance): Promise<vo
     return { items, next_page_params: next, search_params: search }
   })
 
-  app.get<{ Querystring: AdvancedFilterQuery }>('/advanced-filters/csv', {
+  app.get('/advanced-filters/csv', {
     schema: {
       tags: ['advanced-filters'],
       summary: `The same items as CSV, newest first, at most ${CSV_MAX_ITEMS}`,

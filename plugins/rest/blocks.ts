@@ -1,19 +1,19 @@
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
-import { block, itemsCount, message, page, query, transaction, validationError } from './schemas.ts'
-import { type TransactionType } from '../../core/queries/block-transactions.ts'
+import { block, itemsCount, message, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { transactionJson } from './present-transaction.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
-import { internalTransaction } from './list-schemas.ts'
-import { bigintParam, integerParam, keysetPage, toPage } from './pages.ts'
+import { blockIndexList, blockNumberParam, integer, internalTransaction } from './list-schemas.ts'
+import { bigintParam, integerParam, listCursor } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 import type { Queries } from '../../core/queries/index.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
-export const blockParams = { type: 'object', properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } } }
+export const blockParams = {
+  type: 'object', required: ['block_hash_or_number_param'], properties: { block_hash_or_number_param: { type: 'string', pattern: NUMBER_OR_HASH } }
+} as const
 
 /** The indexed block's number for a number-or-hash path parameter, or undefined. */
 export async function blockNumberOf (queries: Queries, id: string): Promise<number | undefined> {
@@ -21,22 +21,26 @@ export async function blockNumberOf (queries: Queries, id: string): Promise<numb
   return Number.isSafeInteger(Number(id)) ? await queries.findBlockNumber({ number: Number(id) }) : undefined
 }
 
-export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  app.get<{ Querystring: { type?: string, block_number?: number } }>('/blocks', {
+const blockList = listCursor({ block_number: blockNumberParam, items_count: itemsCount })
+/** A block's internal transactions resume after (transaction index, trace index). */
+const blockInternalTransactionList = listCursor({ transaction_index: integer, index: integer, items_count: itemsCount })
+
+export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+  app.get('/blocks', {
     schema: {
       tags: ['blocks'],
       summary: 'Blocks, newest first (50 a page)',
-      querystring: query({ type: { type: 'string', enum: ['block', 'uncle', 'reorg'] }, block_number: { type: 'integer', minimum: 0 }, items_count: itemsCount }),
-      response: { 200: page(block, { block_number: { type: 'integer' }, items_count: { type: 'integer' } }), 422: validationError }
+      querystring: query({ type: { type: 'string', enum: ['block', 'uncle', 'reorg'] }, ...blockList.params }),
+      response: { 200: blockList.response(block), 422: validationError }
     }
   }, async (request) => {
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
     const rows = await app.queries.listBlocks({ before: request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0) })
-    return toPage(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    return blockList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string } }>('/blocks/:block_hash_or_number_param', {
+  app.get('/blocks/:block_hash_or_number_param', {
     schema: {
       tags: ['blocks'],
       summary: 'A block by number or hash',
@@ -52,19 +56,17 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     return presentBlock(found, 'detail')
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { type?: TransactionType, index?: number } }>('/blocks/:block_hash_or_number_param/transactions', {
+  app.get('/blocks/:block_hash_or_number_param/transactions', {
     schema: {
       tags: ['blocks'],
       summary: 'The block\'s transactions in index order; `type` keeps one transaction type',
       params: blockParams,
       querystring: query({
         type: { type: 'string', enum: ['coin_transfer', 'contract_call', 'contract_creation', 'token_transfer', 'token_creation'] },
-        block_number: { type: 'integer', minimum: 0 },
-        index: { type: 'integer' },
-        items_count: itemsCount
+        ...blockIndexList.params
       }),
       response: {
-        200: page(transaction, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }),
+        200: blockIndexList.response(transaction),
         404: message,
         422: validationError
       }
@@ -74,12 +76,11 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     if (number === undefined) throw new NotFoundError()
     const [rows, confirmation] = await Promise.all([app.queries.listBlockTransactions({ blockNumber: number, type: request.query.type, afterIndex: integerParam(request.query.index, -1) }), app.confirmationDuration()])
     const decoded = await decodeTransactionInputs(decoder, rows)
-    return await reply.type(JSON_TEXT).send(jsonPage(keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
-      (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }),
-      request.query, ['block_number', 'index', 'items_count'])))
+    return await reply.type(JSON_TEXT).send(jsonPage(blockIndexList.keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+      (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }), request.query)))
   })
 
-  app.get<{ Params: { block_hash_or_number_param: string }, Querystring: { transaction_index?: number, index?: number } }>('/blocks/:block_hash_or_number_param/internal-transactions', {
+  app.get('/blocks/:block_hash_or_number_param/internal-transactions', {
     schema: {
       tags: ['blocks'],
       summary: 'The block\'s internal transactions in execution order (top-level calls left out)',
@@ -88,12 +89,10 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
         // Declared by Blockscout, which does not apply them either (shared/api/rest-v2.md §5.1).
         internal_type: { type: 'string', enum: ['call', 'create', 'create2', 'reward', 'selfdestruct', 'stop'] },
         call_type: { type: 'string', enum: ['call', 'callcode', 'delegatecall', 'staticcall'] },
-        transaction_index: { type: 'integer' },
-        index: { type: 'integer' },
-        items_count: itemsCount
+        ...blockInternalTransactionList.params
       }),
       response: {
-        200: page(internalTransaction, { transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }),
+        200: blockInternalTransactionList.response(internalTransaction),
         404: message,
         422: validationError
       }
@@ -104,9 +103,8 @@ export async function blockRoutes (app: FastifyInstance, { decoder }: { decoder:
     const q = request.query
     const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }
     const rows = await app.queries.listBlockInternalTransactions({ blockNumber: number, after })
-    return keysetPage(rows, presentInternalTransaction,
-      (last) => ({ transaction_index: last.transaction_index, index: last.trace_index, items_count: PAGE_SIZE }),
-      q, ['transaction_index', 'index', 'items_count'])
+    return blockInternalTransactionList.keysetPage(rows, presentInternalTransaction,
+      (last) => ({ transaction_index: last.transaction_index, index: last.trace_index, items_count: PAGE_SIZE }), q)
   })
 
   app.get('/main-page/blocks', {

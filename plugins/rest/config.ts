@@ -1,10 +1,9 @@
 // Blockscout's /api/v2/config routes: what an explorer front end asks the
 // backend about itself before it draws its menus.
-import type { FastifyInstance } from 'fastify'
 import { PACKAGE_VERSION } from '../../core/version.ts'
-import { query } from './schemas.ts'
+import { query, type RestApp } from './schemas.ts'
 
-const nullableString = { type: ['string', 'null'] }
+const nullableString = { type: ['string', 'null'] } as const
 
 /**
  * What this backend's index holds, in Blockscout's fetcher names: blocks and
@@ -20,9 +19,9 @@ const INDEXER = {
   pending_transactions_fetcher_enabled: false,
   token_instance_retry_fetcher_enabled: false,
   token_instance_sanitize_fetcher_enabled: false
-}
+} as const
 
-export async function configRoutes (app: FastifyInstance): Promise<void> {
+export async function configRoutes (app: RestApp): Promise<void> {
   app.get('/config/backend-version', {
     schema: { tags: ['config'], summary: 'The backend version', querystring: query(), response: { 200: { type: 'object', properties: { backend_version: nullableString } } } }
   }, async () => ({ backend_version: `v${PACKAGE_VERSION}` }))

@@ -3,7 +3,7 @@
 // creation, an input shorter than a selector or a call to an address without
 // code decode to nothing. The decoder caches per (to, input) and per log.
 import type { Decoder, DecodedInput, DecodedLog } from '../../core/decode/index.ts'
-import type { TransactionJsonRow } from '../../core/queries/transaction-json.ts'
+import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
 import type { LogRecord } from '../../core/queries/logs.ts'
 import { logTopics } from './present-log.ts'
 import { hex } from './present.ts'

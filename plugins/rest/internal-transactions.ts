@@ -1,19 +1,16 @@
 // Internal transactions: the global list, a transaction's and an address's.
 // (A block's are in blocks.ts.)
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { AFTER_ALL } from '../../core/queries/cursor.ts'
 import { type InternalTransactionCursor, type InternalTransactionRecord } from '../../core/queries/internal-transactions.ts'
-import { hashParam, internalTransaction, internalTransactionCursorParams } from './list-schemas.ts'
-import { bigintParam, integerParam, keysetPage, pageSize } from './pages.ts'
+import { hashParam, internalTransaction, internalTransactionList } from './list-schemas.ts'
+import { bigintParam, integerParam, pageSize } from './pages.ts'
 import { presentInternalTransaction } from './present-internal-transaction.ts'
-import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { addressHashParams, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
-const CURSOR_KEYS = ['block_number', 'transaction_index', 'index', 'items_count']
-const cursorSchema = { block_number: { type: 'integer' }, transaction_index: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } }
-const listResponse = page(internalTransaction, cursorSchema)
+const listResponse = internalTransactionList.response(internalTransaction)
 
 type CursorQuery = { block_number?: number, transaction_index?: number, index?: number }
 
@@ -27,49 +24,49 @@ export const nextInternalTransactionParams = (size: number) => (last: InternalTr
   block_number: last.block_number, transaction_index: last.transaction_index, index: last.trace_index, items_count: size
 })
 
-export async function internalTransactionRoutes (app: FastifyInstance): Promise<void> {
+export async function internalTransactionRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Querystring: CursorQuery & { transaction_hash?: string, limit?: number | null } }>('/internal-transactions', {
+  app.get('/internal-transactions', {
     schema: {
       tags: ['internal-transactions'],
       summary: 'Internal transactions, newest first (50 a page)',
-      querystring: query({ transaction_hash: hashParam, limit: { type: ['integer', 'null'] }, ...internalTransactionCursorParams }),
+      querystring: query({ transaction_hash: hashParam, limit: { type: ['integer', 'null'] }, ...internalTransactionList.params }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
     const q = request.query
     const size = pageSize(q.limit)
     const rows = await queries.listInternalTransactions({ transaction: q.transaction_hash === undefined ? undefined : hashBytes(q.transaction_hash), cursor: descCursor(q) })
-    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, CURSOR_KEYS, size)
+    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, size)
   })
 
-  app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/internal-transactions', {
+  app.get('/transactions/:transaction_hash_param/internal-transactions', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s internal transactions in call order (its own top-level call left out)',
       params: transactionHashParams,
-      querystring: query(internalTransactionCursorParams),
+      querystring: query(internalTransactionList.params),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const hash = hashBytes(request.params.transaction_hash_param)
     if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const rows = await queries.listTransactionInternalTransactions({ hash, afterIndex: integerParam(request.query.index, -1) })
-    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query, CURSOR_KEYS)
+    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query)
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { filter?: 'from' | 'to' } }>('/addresses/:address_hash_param/internal-transactions', {
+  app.get('/addresses/:address_hash_param/internal-transactions', {
     schema: {
       tags: ['addresses'],
       summary: 'Internal transactions from, to or creating the address, newest first',
       params: addressHashParams,
-      querystring: query({ filter: { type: 'string', enum: ['to', 'from'] }, ...internalTransactionCursorParams }),
+      querystring: query({ filter: { type: 'string', enum: ['to', 'from'] }, ...internalTransactionList.params }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
     const q = request.query
     const rows = await queries.listAddressInternalTransactions({ address: hashBytes(request.params.address_hash_param), filter: q.filter, cursor: descCursor(q) })
-    return keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q, CURSOR_KEYS)
+    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q)
   })
 }

@@ -1,26 +1,25 @@
 // This gateway's own interpretation routes (not Blockscout's): a
 // transaction's interpretation (what it was, decoded and named, with its
 // summaries) and an address's interpretations, newest first.
-import type { FastifyInstance } from 'fastify'
 import { INTERPRETATIONS_PAGE_SIZE, type Interpreter } from '../../core/interpreter/index.ts'
-import { addressHashParams, decoded, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
-import { blockIndexCursor } from './pages.ts'
+import { addressHashParams, decoded, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
+import { blockIndexCursor, listCursor } from './pages.ts'
 import { summary } from './transaction-summary.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
-const nullableString = { type: ['string', 'null'] }
+const nullableString = { type: ['string', 'null'] } as const
 const addressParam = {
   type: 'object',
   required: ['hash', 'name', 'is_contract', 'is_verified'],
   properties: { hash: { type: 'string' }, name: nullableString, is_contract: { type: 'boolean' }, is_verified: { type: 'boolean' } }
-}
-const addressOrNull = { ...addressParam, type: ['object', 'null'] }
+} as const
+const addressOrNull = { ...addressParam, type: ['object', 'null'] } as const
 const token = {
   type: 'object',
   properties: {
     address: { type: 'string' }, address_hash: { type: 'string' }, name: nullableString, symbol: nullableString, decimals: nullableString, type: { type: 'string' }, icon_url: { type: 'null' }
   }
-}
+} as const
 
 const interpretation = {
   type: 'object',
@@ -65,12 +64,13 @@ const interpretation = {
     summaries: { type: ['array', 'null'], description: 'As /summary gives them; null when the transaction failed', items: summary },
     summaries_text: { type: ['array', 'null'], description: 'The summaries as plain text, {native} as COIN_SYMBOL', items: { type: 'string' } }
   }
-}
+} as const
 
-type CursorQuery = { block_number?: number, index?: number }
+/** The interpreter pages an address's interpretations itself (core/interpreter): its cursor is (block, index). */
+const interpretationList = listCursor({ block_number: { type: 'integer', minimum: 0 }, index: { type: 'integer', minimum: 0 } })
 
-export async function interpretationRoutes (app: FastifyInstance, { interpreter }: { interpreter: Interpreter }): Promise<void> {
-  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/interpretation', {
+export async function interpretationRoutes (app: RestApp, { interpreter }: { interpreter: Interpreter }): Promise<void> {
+  app.get('/transactions/:transaction_hash_param/interpretation', {
     schema: {
       tags: ['interpretation'],
       summary: 'This gateway\'s own: the transaction decoded and named, its logs, token transfers, internal calls and summaries',
@@ -84,13 +84,13 @@ export async function interpretationRoutes (app: FastifyInstance, { interpreter 
     return found
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: CursorQuery }>('/addresses/:address_hash_param/interpretations', {
+  app.get('/addresses/:address_hash_param/interpretations', {
     schema: {
       tags: ['interpretation'],
       summary: `This gateway's own: the interpretations of the transactions the address sent, received or created, newest first (${INTERPRETATIONS_PAGE_SIZE} a page)`,
       params: addressHashParams,
-      querystring: query({ block_number: { type: 'integer', minimum: 0 }, index: { type: 'integer', minimum: 0 } }),
-      response: { 200: page(interpretation, { block_number: { type: 'integer' }, index: { type: 'integer' } }), 422: validationError }
+      querystring: query(interpretationList.params),
+      response: { 200: interpretationList.response(interpretation), 422: validationError }
     }
   }, async (request) => {
     const { items, next } = await interpreter.addressInterpretations(request.params.address_hash_param.toLowerCase(), blockIndexCursor(request.query))

@@ -1,9 +1,10 @@
 // Schemas of the item kinds in the REST sub-lists (internal transactions,
 // logs, state changes, raw traces) and of their query parameters.
-import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, decoded, intString, itemsCount, nullable, page, tokenTransfer } from './schemas.ts'
+import { ADDRESS_PATTERN, HASH_PATTERN, addressObject, decoded, intString, itemsCount, nullable } from './schemas.ts'
+import { listCursor } from './pages.ts'
 
-const addressOrNull = { ...addressObject, type: ['object', 'null'] }
-const anyObject = { type: ['object', 'null'], additionalProperties: true }
+const addressOrNull = { ...addressObject, type: ['object', 'null'] } as const
+const anyObject = { type: ['object', 'null'], additionalProperties: true } as const
 
 export const internalTransaction = {
   type: 'object',
@@ -24,7 +25,7 @@ export const internalTransaction = {
     index: { type: 'integer' },
     gas_limit: intString
   }
-}
+} as const
 
 export const log = {
   type: 'object',
@@ -41,7 +42,7 @@ export const log = {
     block_number: { type: 'integer' },
     block_timestamp: nullable('string')
   }
-}
+} as const
 
 export const stateChange = {
   type: 'object',
@@ -57,9 +58,9 @@ export const stateChange = {
     // A string, or for ERC-721 the tokens moved: [{ total, direction }].
     change: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }
   }
-}
+} as const
 
-const hexString = { type: 'string' }
+const hexString = { type: 'string' } as const
 export const rawTrace = {
   type: 'array',
   items: {
@@ -78,37 +79,28 @@ export const rawTrace = {
       transactionHash: { type: 'string' }
     }
   }
-}
+} as const
 
 // Query parameters. Cursor integers take any integer, as Blockscout declares
 // them; the routes clamp them into their columns.
-const integer = { type: 'integer' }
-export const blockNumberParam = { type: 'integer', minimum: 0 }
-const fullHash = { type: 'string', pattern: HASH_PATTERN }
+export const integer = { type: 'integer' } as const
+export const blockNumberParam = { type: 'integer', minimum: 0 } as const
+const fullHash = { type: 'string', pattern: HASH_PATTERN } as const
 const TOKEN_TYPE = '[Ee][Rr][Cc]-(20|721|1155|404|7984)'
 /** A comma list of token types, maybe in brackets, any case, or empty. */
-export const tokenTypes = { type: 'string', pattern: `^(\\[?${TOKEN_TYPE}(,${TOKEN_TYPE})*\\]?)?$` }
-export const addressParam = { type: 'string', pattern: ADDRESS_PATTERN }
+export const tokenTypes = { type: 'string', pattern: `^(\\[?${TOKEN_TYPE}(,${TOKEN_TYPE})*\\]?)?$` } as const
+export const addressParam = { type: 'string', pattern: ADDRESS_PATTERN } as const
 
-export const tokenTransferCursorParams = {
+/** Token transfers resume after (block, log); inside an ERC-1155 batch the batch_* keys name the item. */
+export const tokenTransferList = listCursor({
   block_number: blockNumberParam,
   index: integer,
   batch_log_index: integer,
   batch_block_hash: fullHash,
   batch_transaction_hash: fullHash,
   index_in_batch: integer
-}
-export const internalTransactionCursorParams = { block_number: blockNumberParam, transaction_index: integer, index: integer, items_count: itemsCount }
-export const logCursorParams = { block_number: blockNumberParam, index: integer, items_count: itemsCount }
-export { fullHash as hashParam }
-
-/** A page of token transfers and its cursor keys (the batch ones when a page ends inside an ERC-1155 batch), plus `extra`. */
-export const tokenTransferPage = (extra: Record<string, object> = {}) => page(tokenTransfer, {
-  block_number: { type: 'integer' },
-  index: { type: 'integer' },
-  batch_log_index: { type: 'integer' },
-  batch_block_hash: { type: 'string' },
-  batch_transaction_hash: { type: 'string' },
-  index_in_batch: { type: 'integer' },
-  ...extra
 })
+export const internalTransactionList = listCursor({ block_number: blockNumberParam, transaction_index: integer, index: integer, items_count: itemsCount })
+/** Lists in (block, index) order: a block's transactions, logs. */
+export const blockIndexList = listCursor({ block_number: blockNumberParam, index: integer, items_count: itemsCount })
+export { fullHash as hashParam }

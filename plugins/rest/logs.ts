@@ -1,31 +1,27 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type LogRecord } from '../../core/queries/logs.ts'
-import { log, logCursorParams } from './list-schemas.ts'
-import { blockIndexCursor, integerParam, keysetPage } from './pages.ts'
+import { log, blockIndexList } from './list-schemas.ts'
+import { blockIndexCursor, integerParam } from './pages.ts'
 import { presentLog } from './present-log.ts'
-import { addressHashParams, message, page, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { addressHashParams, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeLogs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 
-const CURSOR_KEYS = ['block_number', 'index', 'items_count']
-const listResponse = page(log, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' } })
+const listResponse = blockIndexList.response(log)
 const nextParams = (last: LogRecord) => ({ block_number: last.block_number, index: last.log_index, items_count: PAGE_SIZE })
 
-type CursorQuery = { block_number?: number, index?: number }
-
-export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function logRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: TransactionHashParams, Querystring: CursorQuery }>('/transactions/:transaction_hash_param/logs', {
+  app.get('/transactions/:transaction_hash_param/logs', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s logs in log order',
       params: transactionHashParams,
-      querystring: query(logCursorParams),
+      querystring: query(blockIndexList.params),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
@@ -33,15 +29,15 @@ export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: D
     if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const rows = await queries.listTransactionLogs({ hash, afterIndex: integerParam(request.query.index, -1) })
     const decoded = await decodeLogs(decoder, rows)
-    return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query, CURSOR_KEYS)
+    return blockIndexList.keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query)
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: CursorQuery & { topic?: string } }>('/addresses/:address_hash_param/logs', {
+  app.get('/addresses/:address_hash_param/logs', {
     schema: {
       tags: ['addresses'],
       summary: 'Logs the address emitted, newest first; `topic` keeps those carrying it in any position',
       params: addressHashParams,
-      querystring: query({ topic: { type: 'string', pattern: '^0x([A-Fa-f0-9]*)$' }, ...logCursorParams }),
+      querystring: query({ topic: { type: 'string', pattern: '^0x([A-Fa-f0-9]*)$' }, ...blockIndexList.params }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
@@ -50,6 +46,6 @@ export async function logRoutes (app: FastifyInstance, { decoder }: { decoder: D
     const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
     const rows = await queries.listAddressLogs({ address: hashBytes(request.params.address_hash_param), topic, cursor })
     const decoded = await decodeLogs(decoder, rows)
-    return keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, q, CURSOR_KEYS)
+    return blockIndexList.keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, q)
   })
 }

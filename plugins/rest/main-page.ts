@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify'
-import { query, validationError } from './schemas.ts'
+import { query, validationError, type RestApp } from './schemas.ts'
 
 const indexingStatusSchema = {
   tags: ['main-page'],
@@ -18,9 +17,9 @@ const indexingStatusSchema = {
     },
     422: validationError
   }
-}
+} as const
 
-export async function mainPageRoutes (app: FastifyInstance): Promise<void> {
+export async function mainPageRoutes (app: RestApp): Promise<void> {
   app.get('/main-page/indexing-status', { schema: indexingStatusSchema }, async () => {
     const nodeHead = Number(await app.geth.rpc.call<string>('eth_blockNumber'))
     return await app.queries.readIndexingStatus(nodeHead)

@@ -6,6 +6,40 @@ import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/cursor.ts'
 import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/token-transfers.ts'
 import { hex } from './present.ts'
+import { page } from './schemas.ts'
+
+/** A cursor key's query parameter: any schema with a JSON type (the next page's key is sent with that type). */
+type CursorParam = { readonly type: string | readonly string[] }
+/** next_page_params' schema: each cursor key with its parameter's type, then the keys a page adds besides. */
+type NextPageSchema<Params extends Record<string, CursorParam>> = { readonly [Key in keyof Params]: { readonly type: Params[Key]['type'] } }
+/** What a page builder may put in next_page_params: the cursor keys and the extra ones, nothing undeclared. */
+type NextPageParams<Keys extends PropertyKey> = { [Key in Keys]?: unknown }
+
+/**
+ * A list route's cursor, declared once: `params` are the query parameters
+ * that resume a list (spread into the route's `query()`), in the order its
+ * next_page_params lists them; `extra` the keys a next page carries besides
+ * (a filter it keeps), or a key's schema where the page sends it otherwise
+ * than it is asked (a number asked as a string). From it come the response schema (`response(item)`)
+ * and the page builders: `page` (next_page_params is the cursor alone) and
+ * `keysetPage` (the request's own parameters echoed, the cursor keys replaced).
+ */
+export function listCursor<const Params extends Record<string, CursorParam>, const Extra extends Record<string, object> = {}> (
+  params: Params,
+  extra: Extra = {} as Extra
+) {
+  const keys = Object.keys(params)
+  const next = { ...Object.fromEntries(keys.map((key) => [key, { type: params[key]!.type }])), ...extra } as Omit<NextPageSchema<Params>, keyof Extra> & Extra
+  type Next = NextPageParams<keyof Params | keyof Extra>
+  return {
+    params,
+    response: <const Item extends object>(item: Item) => page(item, next),
+    page: <Row, Item>(rows: Row[], present: (row: Row) => Item, cursor: (last: Row) => Next, size = PAGE_SIZE) =>
+      toPage(rows, present, cursor, size),
+    keysetPage: <Row, Item>(rows: Row[], present: (row: Row) => Item, cursor: (last: Row, next: Row) => Next, query: object, size = PAGE_SIZE) =>
+      keysetPage(rows, present, cursor, query as Record<string, unknown>, keys, size)
+  }
+}
 
 /** A page whose next_page_params is the cursor alone (the lists that echo nothing of the request). */
 export function toPage<Row, Item> (rows: Row[], present: (row: Row) => Item, cursor: (last: Row) => Record<string, unknown>, size = PAGE_SIZE) {
@@ -52,8 +86,6 @@ export type TokenTransferPageQuery = {
   batch_log_index?: number
   index_in_batch?: number
 }
-
-export const TOKEN_TRANSFER_CURSOR_KEYS = ['block_number', 'index', 'batch_log_index', 'batch_block_hash', 'batch_transaction_hash', 'index_in_batch']
 
 /**
  * Where the previous page stopped. Inside an ERC-1155 batch the batch_* keys

@@ -39,20 +39,20 @@ export const searchItem = {
     transaction_hash: { type: 'string' },
     timestamp: { type: 'string' }
   }
-}
+} as const
 
 export function presentExactHit (hit: ExactHit) {
   switch (hit.kind) {
     case 'block':
-      return { type: 'block', priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hex(hit.hash), url: `/block/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp), block_type: 'block' }
+      return { type: 'block' as const, priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hex(hit.hash), url: `/block/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp), block_type: 'block' }
     case 'transaction':
-      return { type: 'transaction', priority: EXACT_PRIORITY, transaction_hash: hex(hit.hash), url: `/tx/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp) }
+      return { type: 'transaction' as const, priority: EXACT_PRIORITY, transaction_hash: hex(hit.hash), url: `/tx/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp) }
     case 'token':
       return { ...presentTokenHit(hit), priority: EXACT_PRIORITY }
     case 'address': {
       const address = getAddress(hex(hit.hash))
       return {
-        type: 'address',
+        type: 'address' as const,
         priority: EXACT_PRIORITY,
         name: null,
         address_hash: address,
@@ -70,7 +70,7 @@ export function presentExactHit (hit: ExactHit) {
 export function presentTokenHit (token: TokenHit) {
   const address = getAddress(hex(token.address))
   return {
-    type: 'token',
+    type: 'token' as const,
     priority: token.exact ? TOKEN_EXACT_NAME_PRIORITY : TOKEN_PREFIX_PRIORITY,
     name: token.name,
     symbol: token.symbol,

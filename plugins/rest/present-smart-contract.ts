@@ -6,8 +6,8 @@ import type { AbiItem, AbiParameter, ProxyInfo, VerifiedContract } from '../../c
 import { checksumAddress, timestamp } from './present.ts'
 import { addressObject, nullable } from './schemas.ts'
 
-const anyArray = { type: ['array', 'null'], items: {} }
-const implementationList = { type: ['array', 'null'], items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } }
+const anyArray = { type: ['array', 'null'], items: {} } as const
+const implementationList = { type: ['array', 'null'], items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } } as const
 
 export const smartContractSchema = {
   type: 'object',
@@ -49,7 +49,7 @@ export const smartContractSchema = {
     is_blueprint: nullable('boolean'),
     has_constructor_args: nullable('boolean')
   }
-}
+} as const
 
 export const smartContractListItem = {
   type: 'object',
@@ -67,7 +67,7 @@ export const smartContractListItem = {
     certified: { type: 'boolean' },
     reputation: nullable('string')
   }
-}
+} as const
 
 /** An ABI value as JSON: numbers as decimal strings, tuples and arrays as arrays. */
 function jsonValue (value: unknown): unknown {

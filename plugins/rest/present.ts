@@ -1,6 +1,7 @@
 // Blockscout's JSON shapes from stored rows: big numbers as strings,
 // checksummed addresses in address objects, ISO timestamps with microseconds.
 import { getAddress } from 'ethers'
+import type { FastifyReply } from 'fastify'
 import type { BlockRecord } from '../../core/queries/blocks.ts'
 
 export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
@@ -40,7 +41,7 @@ export function checksumAddress (address: Buffer | string): string {
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
 // of a page's garbage collection. Their JSON text is kept beside them, for
-// answers written as text (core/queries/transaction-json.ts).
+// answers written as text (core/queries/rest-transaction-json.ts).
 type AddressEntry = { plain?: AddressObject, contract?: AddressObject, plainJson?: string, contractJson?: string }
 const addressObjects = new Map<string, AddressEntry>()
 const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[]
@@ -92,6 +93,8 @@ export function addressJson (address: string, isContract: boolean): string {
 
 /** JSON text as a route's answer: Fastify sends a string with a JSON content type as it is. */
 export const JSON_TEXT = 'application/json; charset=utf-8'
+/** JSON text made here, sent as it is: no response schema serialises it again (nor types it). */
+export const sendJsonText = async (reply: FastifyReply, text: string): Promise<FastifyReply> => await reply.type(JSON_TEXT).send(text)
 
 /** A keyset page whose items are JSON text already. */
 export const jsonPage = (page: { items: string[], next_page_params: Record<string, unknown> | null }): string =>
@@ -132,7 +135,7 @@ export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
     burnt_fees_percentage: burnt === null || fees === 0n ? null : Number(burnt * 10000n / fees) / 100,
     uncles_hashes: [],
     rewards: [],
-    type: 'block',
+    type: 'block' as const,
     is_pending_update: false
   }
 }

@@ -1,20 +1,28 @@
 // Response and parameter schemas shared by the REST routes. They validate
 // input, serialise output (fields not listed here are not sent) and feed /api-docs.
+// Each is `as const`: the type provider reads a route's request types from them.
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts'
+
+/** The app as a REST route sees it: `request.params`, `query` and `body` are typed from the route's schema. */
+export type RestApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, JsonSchemaToTsProvider>
 
 export const ADDRESS_PATTERN = '^0x([A-Fa-f0-9]{40})$'
 export const HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$'
 
 /** The path parameter naming an address, as Blockscout names it. */
-export type AddressHashParams = { address_hash_param: string }
-export const addressHashParams = { type: 'object', properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } } }
+export const addressHashParams = {
+  type: 'object', required: ['address_hash_param'], properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN } }
+} as const
 /** The path parameter naming a transaction. */
-export type TransactionHashParams = { transaction_hash_param: string }
-export const transactionHashParams = { type: 'object', properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } } }
+export const transactionHashParams = {
+  type: 'object', required: ['transaction_hash_param'], properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } }
+} as const
 
-export const nullable = (type: string) => ({ type: [type, 'null'] })
-export const intString = { type: 'string', pattern: '^-?[0-9]+$' }
-const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
-const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } }
+export const nullable = <const Type extends string>(type: Type) => ({ type: [type, 'null'] } as const)
+export const intString = { type: 'string', pattern: '^-?[0-9]+$' } as const
+const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' } as const
+const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const
 
 export const addressObject = {
   type: 'object',
@@ -34,7 +42,7 @@ export const addressObject = {
     watchlist_names: tagList,
     public_tags: tagList
   }
-}
+} as const
 
 export const block = {
   type: 'object',
@@ -68,17 +76,17 @@ export const block = {
     type: { type: 'string', enum: ['block', 'uncle', 'reorg'] },
     is_pending_update: nullable('boolean')
   }
-}
+} as const
 
 /** `{ items, next_page_params }`; next_page_params is null on the last page. */
-export const page = (item: object, cursor: Record<string, object>) => ({
+export const page = <const Item extends object, const Cursor extends Record<string, object>>(item: Item, cursor: Cursor) => ({
   type: 'object',
   required: ['items', 'next_page_params'],
   properties: {
     items: { type: 'array', items: item },
     next_page_params: { type: ['object', 'null'], properties: cursor, additionalProperties: true }
   }
-})
+} as const)
 
 /** Blockscout's 422 body for parameters that fail validation. */
 export const validationError = {
@@ -92,20 +100,21 @@ export const validationError = {
       }
     }
   }
-}
+} as const
 
-export const message = { type: 'object', properties: { message: { type: 'string' } } }
+export const message = { type: 'object', properties: { message: { type: 'string' } } } as const
 
 /** Every operation accepts `apikey` and `key`; nothing else unless declared. */
-export const query = (properties: Record<string, object> = {}) => ({
+export const query = <const Properties extends Record<string, object> = {}>(properties: Properties = {} as Properties) => ({
   type: 'object',
   additionalProperties: false,
   properties: { apikey: { type: 'string' }, key: { type: 'string' }, ...properties }
-})
+} as const)
 
-export const itemsCount = { type: 'integer', minimum: 1, maximum: 50 }
+export const itemsCount = { type: 'integer', minimum: 1, maximum: 50 } as const
 
-const anyObject = (nullable = false) => ({ type: nullable ? ['object', 'null'] : 'object', additionalProperties: true })
+const anyObject = { type: 'object', additionalProperties: true } as const
+const anyObjectOrNull = { type: ['object', 'null'], additionalProperties: true } as const
 
 /**
  * Blockscout's DecodedInput (`indexed` false) and DecodedLogInput (true):
@@ -131,7 +140,7 @@ export const decoded = (indexed: boolean) => ({
       }
     }
   }
-})
+} as const)
 
 export const tokenTransfer = {
   type: 'object',
@@ -139,8 +148,8 @@ export const tokenTransfer = {
     transaction_hash: { type: 'string' },
     from: addressObject,
     to: addressObject,
-    total: anyObject(true),
-    token: anyObject(true),
+    total: anyObjectOrNull,
+    token: anyObjectOrNull,
     type: { type: 'string' },
     timestamp: nullable('string'),
     method: nullable('string'),
@@ -149,9 +158,9 @@ export const tokenTransfer = {
     log_index: { type: 'integer' },
     token_type: { type: 'string' }
   }
-}
+} as const
 
-const addressOrNull = { ...addressObject, type: ['object', 'null'] }
+const addressOrNull = { ...addressObject, type: ['object', 'null'] } as const
 
 export const transaction = {
   type: 'object',
@@ -184,7 +193,7 @@ export const transaction = {
     raw_input: { type: 'string' },
     decoded_input: decoded(false),
     method: nullable('string'),
-    revert_reason: anyObject(true),
+    revert_reason: anyObjectOrNull,
     token_transfers: { type: ['array', 'null'], items: tokenTransfer },
     token_transfers_overflow: nullable('boolean'),
     transaction_types: { type: 'array', items: { type: 'string' } },
@@ -192,8 +201,8 @@ export const transaction = {
     exchange_rate: nullable('string'),
     historic_exchange_rate: nullable('string'),
     has_error_in_internal_transactions: nullable('boolean'),
-    authorization_list: { type: 'array', items: anyObject() },
+    authorization_list: { type: 'array', items: anyObject },
     is_pending_update: nullable('boolean'),
     fhe_operations_count: { type: 'integer' }
   }
-}
+} as const

@@ -1,30 +1,27 @@
-import type { FastifyInstance } from 'fastify'
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search.ts'
 import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
-import { ADDRESS_PATTERN, page, query, validationError } from './schemas.ts'
+import { ADDRESS_PATTERN, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
 
 /** Blockscout's quick search answers nothing for shorter queries. */
 const QUICK_MIN_LENGTH = 3
 const MAX_QUERY_LENGTH = 256
 
-type SearchQuery = { q: string, next_page_params_type?: string, 'token[holder_count]'?: number, 'token[address_hash]'?: string, 'token[name]'?: string }
-
-const q = { type: 'string', maxLength: MAX_QUERY_LENGTH }
+const q = { type: 'string', maxLength: MAX_QUERY_LENGTH } as const
 // Blockscout sends the search cursor as flat bracket keys, every value a string.
 const TOKEN_CURSOR = {
   'token[holder_count]': { type: 'integer', minimum: 0 },
   'token[address_hash]': { type: 'string', pattern: ADDRESS_PATTERN },
   'token[name]': { type: 'string' }
-}
-const needsQ = (properties: Record<string, object> = {}) => ({ ...query({ q, ...properties }), required: ['q'] })
+} as const
+const needsQ = <const Properties extends Record<string, object> = {}>(properties: Properties = {} as Properties) => ({ ...query({ q, ...properties }), required: ['q'] } as const)
 
-export async function searchRoutes (app: FastifyInstance): Promise<void> {
+export async function searchRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Querystring: SearchQuery }>('/search', {
+  app.get('/search', {
     schema: {
       tags: ['search'],
       summary: 'Blocks, transactions and addresses a query names, and tokens whose name or symbol starts with it (50 a page)',
@@ -59,7 +56,7 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
     }
   })
 
-  app.get<{ Querystring: { q: string } }>('/search/quick', {
+  app.get('/search/quick', {
     schema: {
       tags: ['search'],
       summary: 'The first 50 search results, unpaginated',
@@ -74,7 +71,7 @@ export async function searchRoutes (app: FastifyInstance): Promise<void> {
     return [...exact.map(presentExactHit), ...tokens.slice(0, PAGE_SIZE - exact.length).map(presentTokenHit)]
   })
 
-  app.get<{ Querystring: { q: string } }>('/search/check-redirect', {
+  app.get('/search/check-redirect', {
     schema: {
       tags: ['search'],
       summary: 'Whether a query names one block, transaction or address, and which',

@@ -3,13 +3,13 @@
 // Verification runs before the answer: a success answers Blockscout's
 // "verification started" and the contract's detail shows it at once; a
 // failure answers 400 with the reason and stores nothing.
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import { VerifyInputInvalidError } from '../../core/errors.ts'
 import type { VerificationRequest, Verifier } from '../../core/verify/index.ts'
 import { checkStandardJson, flattenedInput, multiPartInput, parseStandardJson, readLibraries, type StandardJsonInput } from '../../core/verify/input.ts'
 import { readLicenseType } from '../../core/verify/licenses.ts'
-import { addressHashParams, message, validationError, type AddressHashParams } from './schemas.ts'
+import { addressHashParams, message, validationError, type RestApp } from './schemas.ts'
 
 /** Largest source or standard JSON file accepted, and most files in one request. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -21,7 +21,7 @@ type Body = Record<string, unknown> & {
   contract_name?: string
   constructor_args?: string
   autodetect_constructor_args?: boolean
-  license_type?: string
+  license_type?: string | number
 }
 
 const commonFields = {
@@ -30,15 +30,16 @@ const commonFields = {
   constructor_args: { type: 'string', pattern: '^(0x)?([0-9a-fA-F]{2})*$', description: 'ABI-encoded constructor arguments' },
   autodetect_constructor_args: { type: 'boolean', description: 'Take the arguments from the creation transaction (default true)' },
   license_type: { type: ['string', 'integer'], description: 'A licence name or id of verification/config' }
-}
+} as const
 const sourceFields = {
   is_optimization_enabled: { type: 'boolean' },
   optimization_runs: { type: 'integer', minimum: 0, maximum: 4294967295 },
   evm_version: { type: 'string' },
   libraries: { type: ['object', 'string'], description: 'Library name -> address (an object, or its JSON text in a form), linked by the compiler' }
-}
-const body = (properties: Record<string, object>, required: string[]) => ({ type: 'object', required: ['compiler_version', ...required], properties: { ...commonFields, ...properties } })
-const responses = { 200: message, 400: message, 404: message, 422: validationError, 502: message, 503: message }
+} as const
+const body = <const Properties extends Record<string, object>, const Required extends readonly string[]>(properties: Properties, required: Required) =>
+  ({ type: 'object', required: ['compiler_version', ...required], properties: { ...commonFields, ...properties } } as const)
+const responses = { 200: message, 400: message, 404: message, 422: validationError, 502: message, 503: message } as const
 
 /** The uploaded files of a form (files[0], files[1]... or files), or a JSON body's `files` object (path -> content). */
 function uploadedFiles (fields: Record<string, unknown>): UploadedFile[] {
@@ -61,7 +62,7 @@ function sourceSettings (b: Body) {
   }
 }
 
-export async function verificationRoutes (app: FastifyInstance, { verifier }: { verifier: Verifier }): Promise<void> {
+export async function verificationRoutes (app: RestApp, { verifier }: { verifier: Verifier }): Promise<void> {
   // Here only: no other route of the API takes multipart bodies.
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
@@ -78,7 +79,7 @@ export async function verificationRoutes (app: FastifyInstance, { verifier }: { 
     throw error
   })
 
-  async function run (request: FastifyRequest<{ Params: AddressHashParams, Body: Body }>, method: VerificationRequest['method'], input: StandardJsonInput) {
+  async function run (request: { params: { address_hash_param: string }, body: Body }, method: VerificationRequest['method'], input: StandardJsonInput) {
     const b = request.body
     const result = await verifier.verify({
       address: request.params.address_hash_param,
@@ -93,7 +94,7 @@ export async function verificationRoutes (app: FastifyInstance, { verifier }: { 
     return { message: result.status === 'already-verified' ? 'Already verified' : 'Smart-contract verification started' }
   }
 
-  app.post<{ Params: AddressHashParams, Body: Body }>('/smart-contracts/:address_hash_param/verification/via/standard-input', {
+  app.post('/smart-contracts/:address_hash_param/verification/via/standard-input', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'Verify with a standard JSON input: multipart files[0] (the .json file) and fields, or JSON with `input` (the standard JSON, object or text)',
@@ -113,7 +114,7 @@ export async function verificationRoutes (app: FastifyInstance, { verifier }: { 
     return await run(request, 'standard-input', input)
   })
 
-  app.post<{ Params: AddressHashParams, Body: Body }>('/smart-contracts/:address_hash_param/verification/via/flattened-code', {
+  app.post('/smart-contracts/:address_hash_param/verification/via/flattened-code', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'Verify one flattened Solidity source with the compiler settings given',
@@ -126,7 +127,7 @@ export async function verificationRoutes (app: FastifyInstance, { verifier }: { 
     return await run(request, 'flattened-code', flattenedInput(String(b.source_code), b.contract_name || undefined, sourceSettings(b)))
   })
 
-  app.post<{ Params: AddressHashParams, Body: Body }>('/smart-contracts/:address_hash_param/verification/via/multi-part', {
+  app.post('/smart-contracts/:address_hash_param/verification/via/multi-part', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'Verify several Solidity sources (multipart files[N], named by their paths, or JSON `files`: path -> content) with the compiler settings given',

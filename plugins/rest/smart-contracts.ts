@@ -2,7 +2,6 @@
 // configuration and a contract's detail (code from the index; sources and
 // ABI once verified, or its twin's; proxy kind and implementations read from
 // the node). Verifying is in smart-contract-verification.ts.
-import type { FastifyInstance } from 'fastify'
 import {
   countVerifiedContracts, findVerifiedContract, findVerifiedTwin, listVerifiedContracts, runtimeCodeHash, type Verifier
 } from '../../core/verify/index.ts'
@@ -10,12 +9,12 @@ import { EVM_VERSIONS } from '../../core/verify/input.ts'
 import { LICENSE_TYPES } from '../../core/verify/licenses.ts'
 import { addressObject, hex, hashBytes, timestamp } from './present.ts'
 import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from './present-smart-contract.ts'
-import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
+import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import { cursorAddress, cursorInteger } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
-const intString = { type: 'string', pattern: '^[0-9]+$' }
-const emptyOrNull = { type: 'string', pattern: '^(null)?$' }
+const intString = { type: 'string', pattern: '^[0-9]+$' } as const
+const emptyOrNull = { type: 'string', pattern: '^(null)?$' } as const
 const PAGE_SIZE = 50
 
 /** The methods smart-contract-verification.ts serves. */
@@ -23,7 +22,7 @@ export const VERIFICATION_METHODS = ['flattened-code', 'standard-input', 'multi-
 
 const licenseTypes = Object.fromEntries(LICENSE_TYPES.map((name, i) => [name, i + 1]))
 
-const strings = { type: 'array', items: { type: 'string' } }
+const strings = { type: 'array', items: { type: 'string' } } as const
 const verificationConfig = {
   type: 'object',
   properties: {
@@ -35,16 +34,14 @@ const verificationConfig = {
     is_rust_verifier_microservice_enabled: { type: 'boolean' },
     license_types: { type: 'object', properties: Object.fromEntries(LICENSE_TYPES.map((k) => [k, { type: 'integer' }])) }
   }
-}
+} as const
 
-type ListQuery = { q?: string, filter?: string, smart_contract_id?: number }
-
-export async function smartContractRoutes (app: FastifyInstance, { verifier }: { verifier: Verifier | undefined }): Promise<void> {
+export async function smartContractRoutes (app: RestApp, { verifier }: { verifier: Verifier | undefined }): Promise<void> {
   const db = app.db.knex
   const queries = app.queries
 
   // As /tokens: the spec writes a trailing slash, which the router ignores (plugins/index.ts).
-  app.get<{ Querystring: ListQuery }>('/smart-contracts', {
+  app.get('/smart-contracts', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'Verified contracts, newest verified first (q: part of a name or address; every one is Solidity)',
@@ -127,7 +124,7 @@ export async function smartContractRoutes (app: FastifyInstance, { verifier }: {
     }
   })
 
-  app.get<{ Params: AddressHashParams }>('/smart-contracts/:address_hash_param', {
+  app.get('/smart-contracts/:address_hash_param', {
     schema: {
       tags: ['smart-contracts'],
       summary: 'A contract: code, creation code, proxy kind; sources, ABI and settings once verified (or its twin is). 404 without code',

@@ -2,12 +2,11 @@
 // chain's totals and gas prices, the daily transactions chart, the market
 // chart (no price feed here: empty) and the last 24 hours' transactions.
 // Each is read at most once per refresh period per gateway (core/stats).
-import type { FastifyInstance } from 'fastify'
 import { readChainStats, type ChainStats } from '../../core/stats/chain-stats.ts'
 import { readDailyTransactions } from '../../core/stats/daily-transactions.ts'
 import { readTransactionStats } from '../../core/stats/transaction-stats.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
-import { intString, nullable, query, validationError } from './schemas.ts'
+import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
 import { timestamp } from './present.ts'
 
 const STATS_REFRESH_MS = 5000
@@ -17,7 +16,7 @@ const WEI_PER_GWEI = 1e9
 /** Blockscout's request header for gas prices as objects with their parts. */
 const UPDATED_GAS_ORACLE = 'updated-gas-oracle'
 
-const gasPrice = { type: ['number', 'object', 'null'], additionalProperties: true }
+const gasPrice = { type: ['number', 'object', 'null'], additionalProperties: true } as const
 
 const statsSchema = {
   tags: ['stats'],
@@ -54,7 +53,7 @@ const statsSchema = {
     },
     422: validationError
   }
-}
+} as const
 
 const chartSchema = (summary: string, item: object, extra: Record<string, object> = {}) => ({
   tags: ['stats'],
@@ -82,7 +81,7 @@ const transactionStatsSchema = {
     },
     422: validationError
   }
-}
+} as const
 
 /** Wei as gwei with two decimals: rounded to the nearest, or up (Blockscout's objects). */
 const gwei = (wei: bigint, round: (x: number) => number = Math.round): number => round(Number(wei) / WEI_PER_GWEI * 100) / 100
@@ -107,7 +106,7 @@ function presentGasPrices (prices: ChainStats['gasPrices'], detailed: boolean) {
   return { slow, average, fast }
 }
 
-export async function statsRoutes (app: FastifyInstance): Promise<void> {
+export async function statsRoutes (app: RestApp): Promise<void> {
   // A read that fails in the background leaves the last value served: say so in the log.
   const every = (maxAgeMs: number, what: string) => ({ maxAgeMs, onError: (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`) })
   const stats = createRefreshing(async () => await readChainStats(app.db.knex), every(STATS_REFRESH_MS, 'the chain stats'))

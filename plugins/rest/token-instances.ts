@@ -1,13 +1,10 @@
-import type { FastifyInstance } from 'fastify'
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { type TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
-import { tokenTransferCursorParams, tokenTransferPage } from './list-schemas.ts'
-import { TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, toPage, tokenTransferCursor, type TokenTransferPageQuery } from './pages.ts'
-import {
-  ADDRESS_PATTERN, addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams
-} from './schemas.ts'
+import { tokenTransferList } from './list-schemas.ts'
+import { listCursor, nextTokenTransferParams, tokenTransferCursor } from './pages.ts'
+import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, query, tokenTransfer, validationError, type RestApp } from './schemas.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
@@ -19,31 +16,34 @@ const MAX_TOKEN_ID_DIGITS = 78
 
 const instanceParams = {
   type: 'object',
+  required: ['address_hash_param', 'token_id_param'],
   properties: { address_hash_param: { type: 'string', pattern: ADDRESS_PATTERN }, token_id_param: { type: 'string', pattern: '^-?([1-9][0-9]*|0)$' } }
-}
-type InstanceParams = AddressHashParams & { token_id_param: string }
+} as const
 
 /** An id no instance can have (negative, or past uint256) is asked of nothing: it names no rows. */
 const storableId = (id: string): boolean => !id.startsWith('-') && id.length <= MAX_TOKEN_ID_DIGITS
 
 /** The NFT token of the path, or undefined (404) for an unknown address or an ERC-20 token. */
-async function findNftToken (queries: Queries, params: InstanceParams): Promise<TokenRecord | undefined> {
+async function findNftToken (queries: Queries, params: { address_hash_param: string, token_id_param: string }): Promise<TokenRecord | undefined> {
   const token = await queries.findToken(hashBytes(params.address_hash_param))
   return token === undefined || token.type === 'ERC-20' ? undefined : token
 }
 
-const transferPage = tokenTransferPage({ token_id: { type: 'string' } })
+/** Blockscout sends the id as a number here; ids beyond 2^53 would lose digits in JSON, so they go as strings. */
+const instanceList = listCursor({ unique_token: cursorIntString }, { unique_token: { type: 'integer' } })
+const instanceTransferList = listCursor({ ...tokenTransferList.params, token_id: cursorIntString })
+const instanceHolderList = listCursor({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount })
 
-export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
+export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: AddressHashParams, Querystring: { holder_address_hash?: string, unique_token?: string } }>('/tokens/:address_hash_param/instances', {
+  app.get('/tokens/:address_hash_param/instances', {
     schema: {
       tags: ['tokens'],
       summary: 'NFT instances of a token, highest id first (50 a page); holder_address_hash keeps one holder\'s',
       params: addressHashParams,
-      querystring: query({ holder_address_hash: cursorAddress, unique_token: cursorIntString }),
-      response: { 200: page(tokenInstance, { unique_token: { type: 'integer' } }), 404: message, 422: validationError }
+      querystring: query({ holder_address_hash: cursorAddress, ...instanceList.params }),
+      response: { 200: instanceList.response(tokenInstance), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const address = hashBytes(request.params.address_hash_param)
@@ -54,12 +54,11 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     const rows = q.holder_address_hash === undefined
       ? await queries.listTokenInstances({ token: address, before })
       : await queries.listHolderInstances({ token: address, holder: hashBytes(q.holder_address_hash), before })
-    // Blockscout sends the id as a number here; ids beyond 2^53 would lose digits in JSON, so they go as strings.
-    return toPage(rows, (i) => presentInstance(i, token),
+    return instanceList.page(rows, (i) => presentInstance(i, token),
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
-  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param', {
     schema: {
       tags: ['tokens'],
       summary: 'One NFT instance: owner, token and metadata (read through tokenURI / uri the first time it is asked for)',
@@ -77,34 +76,29 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     return presentInstance({ ...found, metadata }, token)
   })
 
-  app.get<{ Params: InstanceParams, Querystring: TokenTransferPageQuery & { token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
     schema: {
       tags: ['tokens'],
       summary: 'Transfers that moved one NFT id, newest first (50 a page)',
       params: instanceParams,
-      querystring: query({ ...tokenTransferCursorParams, token_id: cursorIntString }),
-      response: { 200: transferPage, 404: message, 422: validationError }
+      querystring: query(instanceTransferList.params),
+      response: { 200: instanceTransferList.response(tokenTransfer), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
     const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
-    return keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }),
-      request.query as Record<string, unknown>, [...TOKEN_TRANSFER_CURSOR_KEYS, 'token_id'])
+    return instanceTransferList.keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
   })
 
-  app.get<{ Params: InstanceParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/instances/:token_id_param/holders', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/holders', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders of one NFT id, most units first (50 a page)',
       params: instanceParams,
-      querystring: query({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount }),
-      response: {
-        200: page(tokenHolder, { address_hash: { type: 'string' }, value: { type: 'string' }, token_id: { type: 'string' }, items_count: { type: 'integer' } }),
-        404: message,
-        422: validationError
-      }
+      querystring: query(instanceHolderList.params),
+      response: { 200: instanceHolderList.response(tokenHolder), 404: message, 422: validationError }
     }
   }, async (request, reply) => {
     const { token_id_param: id } = request.params
@@ -114,11 +108,11 @@ export async function tokenInstanceRoutes (app: FastifyInstance, { nftMetadata }
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
     const rows = storableId(id) ? await queries.listInstanceHolders({ token: token.address, tokenId: id, cursor }) : []
-    return toPage(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
+    return instanceHolderList.page(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
       (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
 
-  app.get<{ Params: InstanceParams }>('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
+  app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
     schema: {
       tags: ['tokens'],
       summary: 'How many transfers moved one NFT id',

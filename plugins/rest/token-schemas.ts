@@ -5,8 +5,8 @@ import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
 import { ADDRESS_PATTERN, addressObject } from './schemas.ts'
 
 const nullable = (type: string) => ({ type: [type, 'null'] })
-const intString = { type: 'string', pattern: '^-?[0-9]+$' }
-const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' }
+const intString = { type: 'string', pattern: '^-?[0-9]+$' } as const
+const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' } as const
 
 export const token = {
   type: 'object',
@@ -27,9 +27,9 @@ export const token = {
     icon_url: nullable('string'),
     reputation: nullable('string')
   }
-}
+} as const
 
-const addressOrNull = { ...addressObject, type: ['object', 'null'] }
+const addressOrNull = { ...addressObject, type: ['object', 'null'] } as const
 
 export const tokenInstance = {
   type: 'object',
@@ -48,20 +48,20 @@ export const tokenInstance = {
     media_type: nullable('string'),
     media_url: nullable('string')
   }
-}
+} as const
 
 /** An instance in an address's NFT list: whose type it is and how many units the address holds. */
 export const tokenInstanceInList = {
   ...tokenInstance,
   required: [...tokenInstance.required, 'token_type', 'value'],
   properties: { ...tokenInstance.properties, token_type: { type: 'string', enum: TOKEN_TYPES }, value: intStringNullable }
-}
+} as const
 
 export const nftCollection = {
   type: 'object',
   required: ['token', 'amount', 'token_instances'],
   properties: { token, amount: intStringNullable, token_instances: { type: 'array', items: tokenInstanceInList } }
-}
+} as const
 
 export const tokenBalance = {
   type: 'object',
@@ -72,23 +72,23 @@ export const tokenBalance = {
     token_instance: { ...tokenInstance, type: ['object', 'null'] },
     value: intString
   }
-}
+} as const
 
 export const tokenHolder = {
   type: 'object',
   required: ['address', 'value', 'token_id'],
   properties: { address: addressObject, value: intStringNullable, token_id: intStringNullable }
-}
+} as const
 
 /** Cursor values Blockscout accepts as an integer string, or empty or "null" for none. */
-export const cursorIntString = { type: 'string', pattern: '^(-?([1-9][0-9]{0,77}|0)|null)?$' }
+export const cursorIntString = { type: 'string', pattern: '^(-?([1-9][0-9]{0,77}|0)|null)?$' } as const
 /** Cursor values Blockscout accepts as a decimal string, or empty or "null" for none. */
-export const cursorFloatString = { type: 'string', pattern: '^(([1-9][0-9]*|0)(\\.[0-9]+)?|null)?$' }
+export const cursorFloatString = { type: 'string', pattern: '^(([1-9][0-9]*|0)(\\.[0-9]+)?|null)?$' } as const
 /** Integer cursors: JavaScript integers are exact up to 2^53, more than any block number or row id here. */
-export const cursorInteger = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
-export const cursorAddress = { type: 'string', pattern: ADDRESS_PATTERN }
+export const cursorInteger = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
+export const cursorAddress = { type: 'string', pattern: ADDRESS_PATTERN } as const
 /** `ERC-20,ERC-721`, optionally in brackets, or empty for every type. */
-export const tokenTypeList = { type: 'string', pattern: `^(\\[?(${TOKEN_TYPES.join('|')})(,(${TOKEN_TYPES.join('|')}))*\\]?)?$` }
+export const tokenTypeList = { type: 'string', pattern: `^(\\[?(${TOKEN_TYPES.join('|')})(,(${TOKEN_TYPES.join('|')}))*\\]?)?$` } as const
 
 /** The types of a `type=` list, undefined for all. */
 /** `ERC-20,erc-721`, `[ERC-1155]` or empty (no filter), as Blockscout reads the type list. */

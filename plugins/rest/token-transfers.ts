@@ -1,30 +1,25 @@
 // Token transfers: the global list, a transaction's, an address's and a token's.
-import type { FastifyInstance } from 'fastify'
 import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
-import { addressParam, tokenTransferCursorParams, tokenTransferPage, tokenTypes } from './list-schemas.ts'
-import {
-  TOKEN_TRANSFER_CURSOR_KEYS, keysetPage, nextTokenTransferParams, pageSize, tokenTransferCursor, type TokenTransferPageQuery
-} from './pages.ts'
+import { addressParam, tokenTransferList, tokenTypes } from './list-schemas.ts'
+import { nextTokenTransferParams, pageSize, tokenTransferCursor } from './pages.ts'
 import { presentTokenTransfer } from './present-transaction.ts'
 import { parseTokenTypes } from './token-schemas.ts'
-import { addressHashParams, itemsCount, message, query, transactionHashParams, validationError, type AddressHashParams, type TransactionHashParams } from './schemas.ts'
+import { addressHashParams, itemsCount, message, query, tokenTransfer, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
-const listResponse = tokenTransferPage()
+const listResponse = tokenTransferList.response(tokenTransfer)
 
-type PageQuery = TokenTransferPageQuery & { type?: string }
-
-export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> {
+export async function tokenTransferRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
   const pageOf = (rows: TokenTransferRecord[], q: object, size?: number) =>
-    keysetPage(rows, presentTokenTransfer, nextTokenTransferParams, q as Record<string, unknown>, TOKEN_TRANSFER_CURSOR_KEYS, size)
+    tokenTransferList.keysetPage(rows, presentTokenTransfer, nextTokenTransferParams, q, size)
 
-  app.get<{ Querystring: PageQuery & { limit?: number | null } }>('/token-transfers', {
+  app.get('/token-transfers', {
     schema: {
       tags: ['token-transfers'],
       summary: 'Token transfers, newest first (50 a page); `type` filters by token type',
-      querystring: query({ type: tokenTypes, limit: { type: ['integer', 'null'] }, ...tokenTransferCursorParams }),
+      querystring: query({ type: tokenTypes, limit: { type: ['integer', 'null'] }, ...tokenTransferList.params }),
       response: { 200: listResponse, 422: validationError }
     }
   }, async (request) => {
@@ -33,12 +28,12 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     return pageOf(await queries.listTokenTransfers({ types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'desc') }), q, size)
   })
 
-  app.get<{ Params: TransactionHashParams, Querystring: PageQuery }>('/transactions/:transaction_hash_param/token-transfers', {
+  app.get('/transactions/:transaction_hash_param/token-transfers', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction\'s token transfers in log order; `type` filters by token type',
       params: transactionHashParams,
-      querystring: query({ type: tokenTypes, ...tokenTransferCursorParams }),
+      querystring: query({ type: tokenTypes, ...tokenTransferList.params }),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
@@ -48,7 +43,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     return pageOf(await queries.listTransactionTokenTransfersPage({ hash, types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'asc') }), q)
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: PageQuery & { filter?: 'from' | 'to', token?: string } }>('/addresses/:address_hash_param/token-transfers', {
+  app.get('/addresses/:address_hash_param/token-transfers', {
     schema: {
       tags: ['addresses'],
       summary: 'Token transfers from or to the address, newest first; filter=from|to, type, token',
@@ -58,7 +53,7 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
         type: tokenTypes,
         token: addressParam,
         items_count: itemsCount,
-        ...tokenTransferCursorParams
+        ...tokenTransferList.params
       }),
       response: { 200: listResponse, 422: validationError }
     }
@@ -68,12 +63,12 @@ export async function tokenTransferRoutes (app: FastifyInstance): Promise<void> 
     return pageOf(await queries.listAddressTokenTransfers({ address: hashBytes(request.params.address_hash_param), options, cursor: tokenTransferCursor(q, 'desc') }), q)
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: PageQuery }>('/tokens/:address_hash_param/transfers', {
+  app.get('/tokens/:address_hash_param/transfers', {
     schema: {
       tags: ['tokens'],
       summary: 'The token\'s transfers, newest first',
       params: addressHashParams,
-      querystring: query(tokenTransferCursorParams),
+      querystring: query(tokenTransferList.params),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type TokenListCursor } from '../../core/queries/tokens.ts'
 import { presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { addressObject, hashBytes, hex } from './present.ts'
-import { addressHashParams, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
+import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList
 } from './token-schemas.ts'
@@ -22,7 +21,7 @@ type ListQuery = {
   name?: string
 }
 
-const intString = { type: 'string', pattern: '^[0-9]+$' }
+const intString = { type: 'string', pattern: '^[0-9]+$' } as const
 const MAX_HOLDER_COUNT = 2 ** 31 - 1
 
 function listCursor (q: ListQuery): TokenListCursor | undefined {
@@ -38,11 +37,11 @@ function echoed (q: ListQuery) {
   return Object.fromEntries(Object.entries({ q: q.q, sort: q.sort, order: q.order, limit: q.limit }).filter(([, v]) => v !== undefined))
 }
 
-export async function tokenRoutes (app: FastifyInstance): Promise<void> {
+export async function tokenRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
   // Blockscout's OpenAPI names the list `/v2/tokens/`; the router's ignoreTrailingSlash (plugins/index.ts) serves both.
-  app.get<{ Querystring: ListQuery }>('/tokens', {
+  app.get('/tokens', {
     schema: {
       tags: ['tokens'],
       summary: 'Tokens by holder count, then name (50 a page); q searches names and symbols, type filters',
@@ -82,7 +81,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     }), pageSize)
   })
 
-  app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param', {
+  app.get('/tokens/:address_hash_param', {
     schema: { tags: ['tokens'], summary: 'A token', params: addressHashParams, querystring: query(), response: { 200: token, 404: message, 422: validationError } }
   }, async (request, reply) => {
     const found = await queries.findToken(hashBytes(request.params.address_hash_param))
@@ -90,7 +89,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     return presentToken(found)
   })
 
-  app.get<{ Params: AddressHashParams }>('/tokens/:address_hash_param/counters', {
+  app.get('/tokens/:address_hash_param/counters', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders and transfers of a token',
@@ -105,7 +104,7 @@ export async function tokenRoutes (app: FastifyInstance): Promise<void> {
     return { token_holders_count: String(Math.max(0, found.holder_count)), transfers_count: await queries.countTokenTransfers(address) }
   })
 
-  app.get<{ Params: AddressHashParams, Querystring: { address_hash?: string, value?: string, token_id?: string } }>('/tokens/:address_hash_param/holders', {
+  app.get('/tokens/:address_hash_param/holders', {
     schema: {
       tags: ['tokens'],
       summary: 'Holders of a token by value (50 a page); ERC-1155 per id',

@@ -2,10 +2,9 @@
 // (core/interpreter) instead of Blockscout's closed interpretation service:
 // the same answer shapes, 200 with null for a transaction that did not
 // succeed, 404 for one not indexed, 422 for a malformed hash.
-import type { FastifyInstance } from 'fastify'
 import type { Interpreter } from '../../core/interpreter/index.ts'
-import { message, query, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
-import { JSON_TEXT } from './present.ts'
+import { message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
+import { sendJsonText } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
 const variable = {
@@ -15,7 +14,7 @@ const variable = {
     type: { type: 'string', enum: ['address', 'token', 'currency', 'method', 'timestamp', 'string'] },
     value: { description: 'A string (currency in human units, timestamp in epoch seconds), or an AddressParam or TokenInfo object' }
   }
-}
+} as const
 
 export const summary = {
   type: 'object',
@@ -24,7 +23,7 @@ export const summary = {
     summary_template: { type: 'string', description: 'Text with {variable} placeholders; {native} is the coin\'s symbol' },
     summary_template_variables: { type: 'object', additionalProperties: variable }
   }
-}
+} as const
 
 const summaryResponse = {
   type: ['object', 'null'],
@@ -33,10 +32,10 @@ const summaryResponse = {
     success: { type: 'boolean' },
     data: { type: 'object', required: ['summaries'], properties: { summaries: { type: 'array', items: summary } } }
   }
-}
+} as const
 
-export async function transactionSummaryRoutes (app: FastifyInstance, { interpreter }: { interpreter: Interpreter }): Promise<void> {
-  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/summary', {
+export async function transactionSummaryRoutes (app: RestApp, { interpreter }: { interpreter: Interpreter }): Promise<void> {
+  app.get('/transactions/:transaction_hash_param/summary', {
     schema: {
       tags: ['transactions'],
       summary: 'A human-readable summary of the transaction (null when it failed); `just_request_body` is accepted and ignored: no external service is asked',
@@ -48,7 +47,7 @@ export async function transactionSummaryRoutes (app: FastifyInstance, { interpre
     const summaries = await interpreter.summaries(request.params.transaction_hash_param.toLowerCase())
     if (summaries === undefined) throw new NotFoundError()
     // Blockscout answers a body of null for a transaction that is not ok.
-    if (summaries === null) return await reply.type(JSON_TEXT).send('null')
+    if (summaries === null) return await sendJsonText(reply, 'null')
     return { success: true, data: { summaries } }
   })
 }

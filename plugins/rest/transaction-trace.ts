@@ -1,18 +1,17 @@
 // A transaction's execution: its raw trace (Parity style, from the indexed
 // call frames) and its balance changes (coin ones from Geth's prestateTracer).
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges } from './present-state-change.ts'
-import { message, page, query, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { message, page, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
-export async function transactionTraceRoutes (app: FastifyInstance): Promise<void> {
+export async function transactionTraceRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
 
-  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param/raw-trace', {
+  app.get('/transactions/:transaction_hash_param/raw-trace', {
     schema: {
       tags: ['transactions'],
       summary: 'The transaction\'s call frames as Parity-style traces',
@@ -28,7 +27,7 @@ export async function transactionTraceRoutes (app: FastifyInstance): Promise<voi
     return presentRawTrace(hash, frames)
   })
 
-  app.get<{ Params: TransactionHashParams, Querystring: { items_count?: number } }>('/transactions/:transaction_hash_param/state-changes', {
+  app.get('/transactions/:transaction_hash_param/state-changes', {
     schema: {
       tags: ['transactions'],
       summary: 'Coin and token balances before and after the transaction, of every address it changed',

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
-import { itemsCount, message, page, query, transaction, transactionHashParams, validationError, type TransactionHashParams } from './schemas.ts'
+import { itemsCount, message, query, transaction, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
-import { blockIndexCursor } from './pages.ts'
+import { blockIndexCursor, listCursor } from './pages.ts'
+import { blockNumberParam } from './list-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInput, decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
@@ -11,22 +11,21 @@ import type { Decoder } from '../../core/decode/index.ts'
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
 
-type ListQuery = { filter?: string, type?: string, block_number?: number, index?: number }
+/** Newest first, resuming below (block, index); a `filter` sent is kept. */
+export const transactionList = listCursor({ block_number: blockNumberParam, index: { type: 'integer', minimum: 0 }, items_count: itemsCount }, { filter: { type: 'string' } })
 
-export async function transactionRoutes (app: FastifyInstance, { decoder }: { decoder: Decoder }): Promise<void> {
-  app.get<{ Querystring: ListQuery }>('/transactions', {
+export async function transactionRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+  app.get('/transactions', {
     schema: {
       tags: ['transactions'],
       summary: 'Transactions, newest first (50 a page)',
       querystring: query({
         filter: { type: 'string', enum: ['validated', 'pending'] },
         type: { type: 'string', enum: ['blob_transaction'] },
-        block_number: { type: 'integer', minimum: 0 },
-        index: { type: 'integer', minimum: 0 },
-        items_count: itemsCount
+        ...transactionList.params
       }),
       response: {
-        200: page(transaction, { block_number: { type: 'integer' }, index: { type: 'integer' }, items_count: { type: 'integer' }, filter: { type: 'string' } }),
+        200: transactionList.response(transaction),
         422: validationError
       }
     }
@@ -36,18 +35,12 @@ export async function transactionRoutes (app: FastifyInstance, { decoder }: { de
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([app.queries.listTransactions({ cursor }), app.confirmationDuration()])
-    const items = rows.slice(0, PAGE_SIZE)
-    const last = items[items.length - 1]
-    const decoded = await decodeTransactionInputs(decoder, items)
-    return await reply.type(JSON_TEXT).send(jsonPage({
-      items: items.map((tx) => transactionJson(tx, confirmation, decoded(tx))),
-      next_page_params: rows.length > PAGE_SIZE && last !== undefined
-        ? { block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }
-        : null
-    }))
+    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
+    return await reply.type(JSON_TEXT).send(jsonPage(transactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+      (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }))))
   })
 
-  app.get<{ Params: TransactionHashParams }>('/transactions/:transaction_hash_param', {
+  app.get('/transactions/:transaction_hash_param', {
     schema: {
       tags: ['transactions'],
       summary: 'A transaction by hash, with its first token transfers',

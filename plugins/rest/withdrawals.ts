@@ -2,10 +2,10 @@
 // 1.13 never reaches Shanghai, so its blocks carry no withdrawals (the node's
 // blocks have no `withdrawals` field) and every list is empty; a block that
 // is not indexed is still a 404, as for its other lists.
-import type { FastifyInstance } from 'fastify'
-import { addressHashParams, intString, itemsCount, message, page, query, validationError, type AddressHashParams } from './schemas.ts'
+import { addressHashParams, intString, itemsCount, message, query, validationError, type RestApp } from './schemas.ts'
 import { blockNumberOf, blockParams } from './blocks.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import { listCursor } from './pages.ts'
 
 const withdrawal = {
   type: 'object',
@@ -17,22 +17,22 @@ const withdrawal = {
     amount: intString,
     timestamp: { type: 'string' }
   }
-}
-const listResponse = page(withdrawal, { index: { type: 'integer' }, items_count: { type: 'integer' } })
-const cursor = { index: { type: 'integer', minimum: 0 }, items_count: itemsCount }
-const NONE = { items: [], next_page_params: null }
+} as const
+const withdrawalList = listCursor({ index: { type: 'integer', minimum: 0 }, items_count: itemsCount })
+const listResponse = withdrawalList.response(withdrawal)
+const NONE = { items: [], next_page_params: null } as const
 
-export async function withdrawalRoutes (app: FastifyInstance): Promise<void> {
+export async function withdrawalRoutes (app: RestApp): Promise<void> {
   app.get('/withdrawals', {
-    schema: { tags: ['withdrawals'], summary: 'Beacon withdrawals, newest first: none on a clique chain', querystring: query(cursor), response: { 200: listResponse, 422: validationError } }
+    schema: { tags: ['withdrawals'], summary: 'Beacon withdrawals, newest first: none on a clique chain', querystring: query(withdrawalList.params), response: { 200: listResponse, 422: validationError } }
   }, async () => NONE)
 
-  app.get<{ Params: { block_hash_or_number_param: string } }>('/blocks/:block_hash_or_number_param/withdrawals', {
+  app.get('/blocks/:block_hash_or_number_param/withdrawals', {
     schema: {
       tags: ['blocks'],
       summary: 'The block\'s beacon withdrawals: none on a clique chain; 404 for a block not indexed',
       params: blockParams,
-      querystring: query(cursor),
+      querystring: query(withdrawalList.params),
       response: { 200: listResponse, 404: message, 422: validationError }
     }
   }, async (request, reply) => {
@@ -40,12 +40,12 @@ export async function withdrawalRoutes (app: FastifyInstance): Promise<void> {
     return NONE
   })
 
-  app.get<{ Params: AddressHashParams }>('/addresses/:address_hash_param/withdrawals', {
+  app.get('/addresses/:address_hash_param/withdrawals', {
     schema: {
       tags: ['addresses'],
       summary: 'Beacon withdrawals to the address: none on a clique chain',
       params: addressHashParams,
-      querystring: query(cursor),
+      querystring: query(withdrawalList.params),
       response: { 200: listResponse, 422: validationError }
     }
   }, async () => NONE)

@@ -1,4 +1,5 @@
-// Blockscout's transaction object, written as JSON text by PostgreSQL. A page
+// The REST API's transaction (Blockscout's object), written as JSON text by
+// PostgreSQL; the SQL stays in core/ since core's list queries select it. A page
 // of 50 transactions is about 75 KB of JSON: read as 27 columns a row, then
 // presented and serialised in JavaScript, it cost the gateway's one thread
 // 0.7 ms a page and held the REST lists to 1,400 pages/s while PostgreSQL sat
