@@ -7,7 +7,8 @@ import type { Knex } from 'knex'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../../core/indexer/store.ts'
-import { readDailyRows, rebuildDailyStats } from '../../../core/stats/daily-stats.ts'
+import { readDailyRows, rebuildAndCompareDailyStats, rebuildDailyStats } from '../../../core/stats/daily-stats.ts'
+import { createLatestBalances } from '../../../core/indexer/latest-balances.ts'
 import { createQueries } from '../../../core/queries/index.ts'
 import type { Resolution } from '../../../core/queries/stats-line-charts.ts'
 import { createTestDatabase } from '../../support/database.ts'
@@ -156,6 +157,17 @@ t.test('a rebuild from the indexed tables finds the incremental rows unchanged',
   const incremental = await readDailyRows(db)
   await db.transaction(async (trx) => { await rebuildDailyStats(trx) })
   t.same(await readDailyRows(db), incremental)
+})
+
+t.test('stored with the writer\'s cache of latest balances, the daily rows are what a rebuild computes', async (t) => {
+  const other = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
+  t.teardown(async () => await other.close())
+  const latest = createLatestBalances()
+  await storeStatsChain(other.knex, Date.now(), latest)
+  t.ok(latest.size > 0, 'the cache answered for the addresses seen before')
+  const { days, differences } = await rebuildAndCompareDailyStats(other.knex)
+  t.ok(days > 0)
+  t.same(differences, [], 'the balances the store knew count as those looked up')
 })
 
 t.test('the counters and a year of daily points read no table that grows with the chain', async (t) => {
