@@ -104,10 +104,12 @@ export function createLineCharts (coinSymbol: string): LineCharts {
   const named = (text: string): string => text.replaceAll(COIN, coinSymbol)
   const info = ({ id, title, description, units }: ChartSpec): LineChartInfo =>
     ({ id, title: named(title), description: named(description), units: units === null ? null : named(units), resolutions: [...RESOLUTIONS] })
+  // Each made once: find() is on every chart request's path.
+  const infos = new Map(CHARTS.map((spec) => [spec.id, Object.freeze(info(spec))]))
   return {
     sections: () => Object.entries(SECTION_TITLES).map(([id, title]) => ({ id, title, charts: CHARTS.filter((s) => s.section === id).map(info) }))
       .filter((s) => s.charts.length > 0),
-    find: (id) => { const spec = CHARTS_BY_ID.get(id); return spec === undefined ? undefined : info(spec) }
+    find: (id) => infos.get(id)
   }
 }
 
