@@ -78,7 +78,8 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
     await copyRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
     await copyRows(trx, 'internal_transactions', INTERNAL_TRANSACTION_COLUMNS, batch.flatMap((b) => b.internalTransactions))
     await copyRows(trx, 'token_transfers', TOKEN_TRANSFER_COLUMNS, batch.flatMap((b) => b.tokenTransfers))
-    coinBalances = await coinBalanceRows(trx, batch, latest)
+    const balances = await coinBalanceRows(trx, batch, latest)
+    coinBalances = balances.rows
     await copyRows(trx, 'coin_balances', COIN_BALANCE_COLUMNS, coinBalances)
     await insertRows(trx, 'tokens', TOKEN_COLUMNS, latestTokens(batch), `
       on conflict (address) do update set total_supply = excluded.total_supply, updated_block = excluded.updated_block,
@@ -89,7 +90,7 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
     if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
     else await recordContracts(trx, contracts)
     // The Stats API's daily sums, in the same transaction: never a block counted twice or lost.
-    await addDailyStats(trx, from, to)
+    await addDailyStats(trx, from, to, balances.before)
     await announceCommit(trx, from, to)
   })
   latest?.record(coinBalances)
@@ -100,8 +101,10 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
  * addresses it shows without changing their balance (state.ts) the value of
  * the address's row before, in this batch or stored. No row before: the
  * address never held coins, as every way to get them gives it a read row.
+ * Also the balances known to have been stored before the batch (`latest`'s
+ * and those looked up here), which the daily sums need and need not look up again.
  */
-async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[], latest: LatestBalances | undefined): Promise<CoinBalanceRow[]> {
+async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[], latest: LatestBalances | undefined): Promise<{ rows: CoinBalanceRow[], before: Map<Hex, string> }> {
   const rows: CoinBalanceRow[] = []
   const last = new Map<Hex, string>()
   const stored = await readLatestBalances(trx, batch, latest)
@@ -116,7 +119,13 @@ async function coinBalanceRows (trx: Knex.Transaction, batch: BlockRows[], lates
       last.set(address, value)
     }
   }
-  return rows
+  if (latest !== undefined) {
+    for (const address of last.keys()) {
+      const value = stored.has(address) ? undefined : latest.get(address)
+      if (value !== undefined) stored.set(address, value)
+    }
+  }
+  return { rows, before: stored }
 }
 
 /** The stored balance of each address the batch carries forward without reading it first: known to `latest`, or looked up. */

@@ -7,6 +7,7 @@
 // A batch's share is one statement (the sums, the senders and the account
 // figures), prepared once per connection (runAdd).
 import type { Knex } from 'knex'
+import type { Hex } from '../rows.ts'
 
 /** The additive columns of stats_daily, each the sum of one expression per row of a part below. */
 export const DAILY_SUMS = [
@@ -28,9 +29,13 @@ const ZERO_ADDRESS = `'\\x${'00'.repeat(20)}'::bytea`
 /**
  * Common table expressions over the blocks $1..$2: their days, and each
  * address's balance at the end of each of those days with the balance it had
- * before $1 (none: the address is new).
+ * before $1 (none: the address is new). With `known`, the balances before $1
+ * the store already holds ($3 addresses, $4 values: the indexer's cache of
+ * latest balances) are taken as they are, and only the other addresses are
+ * looked up in coin_balances: a look-up per address was most of a block's
+ * share (bench:stats).
  */
-const RANGE_CTES = `
+const rangeCtes = (known: boolean): string => `
   days as materialized (
     select number, (timestamp at time zone 'UTC')::date as day, size, gas_used, gas_limit, base_fee_per_gas from blocks where number between $1 and $2
   ), day_ends as (
@@ -39,9 +44,12 @@ const RANGE_CTES = `
     where c.block_number between $1 and $2
     order by c.address, d.day, c.block_number desc
   ), balance_changes as (
-    select e.day, e.address, e.value, coalesce(lag(e.value) over w, b.value, 0) as before, lag(e.value) over w is null and b.value is null as is_new
+    select e.day, e.address, e.value, coalesce(lag(e.value) over w, ${known ? 'k.value, ' : ''}b.value, 0) as before,
+      lag(e.value) over w is null and ${known ? 'k.value is null and ' : ''}b.value is null as is_new
     from day_ends e
-    left join lateral (select p.value from coin_balances p where p.address = e.address and p.block_number < $1 order by p.block_number desc limit 1) b on true
+    ${known ? 'left join unnest($3::bytea[], $4::numeric[]) as k(address, value) on k.address = e.address' : ''}
+    left join lateral (select p.value from coin_balances p where p.address = e.address and p.block_number < $1${known ? ' and k.address is null' : ''}
+      order by p.block_number desc limit 1) b on true
     window w as (partition by e.address order by e.day)
   )`
 
@@ -114,7 +122,8 @@ const SENDERS_PART = {
 
 /**
  * The statement adding (1) or taking out (-1) the share of the blocks $1..$2,
- * per day; with `senders`, their senders and account figures too.
+ * per day; with `senders`, their senders and account figures too, and the
+ * balances known before $1 ($3, $4) taken from the caller.
  */
 function shiftStatement (sign: 1 | -1, senders: boolean): string {
   const columns: ReadonlyArray<DailySum | AccountSum> = senders ? DAILY_COLUMNS : DAILY_SUMS
@@ -122,7 +131,7 @@ function shiftStatement (sign: 1 | -1, senders: boolean): string {
   const union = parts.map(({ sql, sums }) =>
     `select b.day, ${columns.map((c) => `(${sums[c as keyof typeof sums] ?? '0'})::numeric as ${c}`).join(', ')} ${sql} group by b.day`).join('\n  union all ')
   return `
-    with ${RANGE_CTES}${senders ? `, ${SENDER_CTES}` : ''}
+    with ${rangeCtes(senders)}${senders ? `, ${SENDER_CTES}` : ''}
     insert into stats_daily (day, ${columns.join(', ')})
     select day, ${columns.map((c) => `${sign} * sum(${c})`).join(', ')} from (${union}) p group by day
     on conflict (day) do update set ${columns.map((c) => `${c} = stats_daily.${c} + excluded.${c}`).join(', ')}`
@@ -150,6 +159,18 @@ async function onConnection<T> (trx: Knex.Transaction, work: (client: PgClient) 
   }
 }
 
+/** Balances known before a batch, as the adding statement's array literals (hex and digits only: nothing to escape). */
+function knownLiterals (known: ReadonlyMap<Hex, string>): [addresses: string, values: string] {
+  const addresses: string[] = []
+  const values: string[] = []
+  for (const [address, value] of known) {
+    if (!/^0x[0-9a-fA-F]*$/.test(address) || !/^\d+$/.test(value)) throw new Error(`not an address and a balance: ${address} ${value}`)
+    addresses.push(`"\\\\x${address.slice(2)}"`)
+    values.push(value)
+  }
+  return [`'{${addresses.join(',')}}'`, `'{${values.join(',')}}'`]
+}
+
 /**
  * Runs the adding statement, prepared once per connection and run with its
  * generic plan: a plan for any range of blocks, made once. The planner would
@@ -158,13 +179,15 @@ async function onConnection<T> (trx: Knex.Transaction, work: (client: PgClient) 
  * execution for a block of 200 transactions. The setting is the
  * transaction's, for this one statement; the blocks are whole numbers.
  */
-async function runAdd (trx: Knex.Transaction, from: number, to: number): Promise<void> {
+async function runAdd (trx: Knex.Transaction, from: number, to: number, known: ReadonlyMap<Hex, string>): Promise<void> {
+  const [addresses, values] = knownLiterals(known)
   await onConnection(trx, async (client) => {
     if (!prepared.has(client)) {
-      await client.query(`prepare ${ADD_STATEMENT} (bigint, bigint) as ${ADD}`)
+      await client.query(`prepare ${ADD_STATEMENT} (bigint, bigint, bytea[], numeric[]) as ${ADD}`)
       prepared.add(client)
     }
-    await client.query(`set local plan_cache_mode = force_generic_plan; execute ${ADD_STATEMENT} (${Math.trunc(from)}, ${Math.trunc(to)});
+    await client.query(`set local plan_cache_mode = force_generic_plan;
+      execute ${ADD_STATEMENT} (${Math.trunc(from)}, ${Math.trunc(to)}, ${addresses}, ${values});
       set local plan_cache_mode to default`)
   })
 }
@@ -204,9 +227,13 @@ async function readDayOf (trx: Knex.Transaction, number: number): Promise<string
   return rows[0]?.day
 }
 
-/** Blocks from..to are written: adds their share. In the store's transaction. */
-export async function addDailyStats (trx: Knex.Transaction, from: number, to: number): Promise<void> {
-  await runAdd(trx, from, to)
+/**
+ * Blocks from..to are written: adds their share. In the store's transaction.
+ * `known`: balances the store knows addresses had before `from` (any subset;
+ * the others are looked up).
+ */
+export async function addDailyStats (trx: Knex.Transaction, from: number, to: number, known: ReadonlyMap<Hex, string> = new Map()): Promise<void> {
+  await runAdd(trx, from, to, known)
 }
 
 /** Blocks from `from` up are about to be deleted: takes their share out. In the deleting transaction. */

@@ -1,10 +1,9 @@
 // Blockscout's stats endpoints, which an explorer's home page polls: the
 // chain's totals and gas prices, the daily transactions chart, the market
 // chart (no price feed here: empty) and the last 24 hours' transactions.
-// Each is read at most once per refresh period per gateway (core/stats).
-import { readChainStats, type ChainStats } from '../../core/stats/chain-stats.ts'
-import { readDailyTransactions } from '../../core/stats/daily-transactions.ts'
-import { readTransactionStats } from '../../core/stats/transaction-stats.ts'
+// Each is read (app.queries.stats) at most once per refresh period per gateway
+// (core/stats/refreshing.ts).
+import type { ChainStats } from '../../core/queries/stats-chain.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
 import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
 import { timestamp } from './present.ts'
@@ -109,11 +108,11 @@ function presentGasPrices (prices: ChainStats['gasPrices'], detailed: boolean) {
 export async function statsRoutes (app: RestApp): Promise<void> {
   // A read that fails in the background leaves the last value served: say so in the log.
   const every = (maxAgeMs: number, what: string) => ({ maxAgeMs, onError: (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`) })
-  const stats = createRefreshing(async () => await readChainStats(app.db.knex), every(STATS_REFRESH_MS, 'the chain stats'))
-  const chart = createRefreshing(async () => await readDailyTransactions(app.db.knex), every(CHART_REFRESH_MS, 'the transactions chart'))
+  const stats = createRefreshing(async () => await app.queries.stats.readChainStats(), every(STATS_REFRESH_MS, 'the chain stats'))
+  const chart = createRefreshing(async () => await app.queries.stats.readDailyTransactions(), every(CHART_REFRESH_MS, 'the transactions chart'))
   const transactionStats = createRefreshing(async () => {
     const [counts, pool] = await Promise.all([
-      readTransactionStats(app.db.knex),
+      app.queries.stats.readTransactionStats(),
       app.geth.rpc.call<{ pending: string }>('txpool_status')
     ])
     return { ...counts, pending: BigInt(pool.pending).toString() }

@@ -3,6 +3,7 @@
 // on later days, failed transactions, coin transfers, contract creations
 // (direct and nested) and a token. A live clique chain cannot have days of history.
 import { storeBlocks } from '../../core/indexer/store.ts'
+import type { LatestBalances } from '../../core/indexer/latest-balances.ts'
 import type { BlockRows, Hex } from '../../core/indexer/types.ts'
 import type { Knex } from 'knex'
 
@@ -85,7 +86,8 @@ export function makeBlock (n: number, ms: number, senders: number[], salt = 0): 
 }
 
 /** Seven days of blocks up to a minute ago: per day a few blocks, senders reappearing. Returns the head's number. */
-export async function storeStatsChain (db: Knex, now = Date.now()): Promise<number> {
+/** With `latest`, stored as the indexer's writer stores, with its cache of latest balances. */
+export async function storeStatsChain (db: Knex, now = Date.now(), latest?: LatestBalances): Promise<number> {
   const midnight = now - now % DAY_MS
   const plan: Array<[ms: number, senders: number[]]> = [
     [midnight - 6 * DAY_MS + 1000, []],
@@ -101,7 +103,7 @@ export async function storeStatsChain (db: Knex, now = Date.now()): Promise<numb
   let n = 0
   for (const [ms, senders] of plan) {
     // Two batches of one block and the rest one at a time: both paths of the store.
-    await storeBlocks(db, [makeBlock(n, Math.min(ms, now - 60_000), senders)])
+    await storeBlocks(db, [makeBlock(n, Math.min(ms, now - 60_000), senders)], latest)
     n++
   }
   return n - 1

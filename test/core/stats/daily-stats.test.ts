@@ -7,9 +7,10 @@ import type { Knex } from 'knex'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
 import { deleteBlocksAbove, storeBlocks } from '../../../core/indexer/store.ts'
-import { readDailyRows, rebuildDailyStats } from '../../../core/stats/daily-stats.ts'
-import { readCounters } from '../../../core/stats/counters.ts'
-import { createLineCharts, type Resolution } from '../../../core/stats/line-charts.ts'
+import { readDailyRows, rebuildAndCompareDailyStats, rebuildDailyStats } from '../../../core/stats/daily-stats.ts'
+import { createLatestBalances } from '../../../core/indexer/latest-balances.ts'
+import { createQueries } from '../../../core/queries/index.ts'
+import type { Resolution } from '../../../core/queries/stats-line-charts.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { address, makeBlock, storeStatsChain, DAY_MS } from '../../support/stats-chain.ts'
 import { storeVerifiedContract } from '../../../core/verify/store.ts'
@@ -17,7 +18,7 @@ import { storeVerifiedContract } from '../../../core/verify/store.ts'
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
-const charts = createLineCharts('ETH')
+const { stats } = createQueries({ knex: db })
 let head = await storeStatsChain(db)
 // Three verified contracts: two today, one verified three days ago.
 const VERIFIED = {
@@ -82,7 +83,7 @@ const PLAIN: Array<[string, string]> = [
 async function checkAgainstPlainSql (t: Test): Promise<void> {
   for (const [id, sql] of PLAIN) {
     const { rows } = await db.raw(`select to_char(day, 'YYYY-MM-DD') as day, v::text as v from (${sql}) x order by day`)
-    const points = await charts.read(db, id, { resolution: 'DAY' })
+    const points = await stats.readLinePoints({ id, resolution: 'DAY' })
     const byDate = new Map(points.map((p) => [p.date, p.value]))
     for (const r of rows as Array<{ day: string, v: string }>) {
       t.ok(Math.abs(Number(byDate.get(r.day)) - Number(r.v)) <= Number(r.v) * 1e-12, `${id} on ${r.day}: ${byDate.get(r.day)} = ${r.v}`)
@@ -90,7 +91,7 @@ async function checkAgainstPlainSql (t: Test): Promise<void> {
     // Days without blocks between the first and the last are there, as zeros.
     t.equal(points.length, Number(await one("select max((timestamp at time zone 'UTC')::date) - min((timestamp at time zone 'UTC')::date) + 1 from blocks")), `${id}: every day`)
   }
-  const counters = new Map((await readCounters(db, 'ETH')).map((c) => [c.id, c.value]))
+  const counters = new Map((await stats.readCounters('ETH')).map((c) => [c.id, c.value]))
   const expected: Record<string, string> = {
     totalBlocks: await one('select count(*) from blocks'),
     totalTxns: await one('select count(*) from transactions'),
@@ -115,16 +116,16 @@ async function checkAgainstPlainSql (t: Test): Promise<void> {
       where i.created_contract is not null and i.trace_address <> '{}' and ${DAY} = (now() at time zone 'UTC')::date)`)
   }
   for (const [id, value] of Object.entries(expected)) t.equal(counters.get(id), value, id)
-  const growth = await charts.read(db, 'txnsGrowth', { resolution: 'DAY' })
+  const growth = await stats.readLinePoints({ id: 'txnsGrowth', resolution: 'DAY' })
   t.equal(growth.at(-1)!.value, expected.totalTxns, 'txnsGrowth ends at the total')
-  t.equal((await charts.read(db, 'accountsGrowth', { resolution: 'DAY' })).at(-1)!.value, expected.totalAccounts, 'accountsGrowth ends at the total')
+  t.equal((await stats.readLinePoints({ id: 'accountsGrowth', resolution: 'DAY' })).at(-1)!.value, expected.totalAccounts, 'accountsGrowth ends at the total')
   // Week, month and year: the sums of their days, and distinct senders over the period.
   for (const resolution of ['WEEK', 'MONTH', 'YEAR'] as Resolution[]) {
     const unit = resolution.toLowerCase()
     const { rows } = await db.raw(`select to_char(date_trunc('${unit}', ${DAY}), 'YYYY-MM-DD') as day, count(t.hash)::text as n, count(distinct t."from")::text as active
       from blocks b left join transactions t on t.block_number = b.number group by 1 order by 1`)
-    const txns = new Map((await charts.read(db, 'newTxns', { resolution })).map((p) => [p.date, p.value]))
-    const active = new Map((await charts.read(db, 'activeAccounts', { resolution })).map((p) => [p.date, p.value]))
+    const txns = new Map((await stats.readLinePoints({ id: 'newTxns', resolution })).map((p) => [p.date, p.value]))
+    const active = new Map((await stats.readLinePoints({ id: 'activeAccounts', resolution })).map((p) => [p.date, p.value]))
     for (const r of rows as Array<{ day: string, n: string, active: string }>) {
       t.equal(txns.get(r.day), r.n, `newTxns ${resolution} ${r.day}`)
       t.equal(active.get(r.day), r.active, `activeAccounts ${resolution} ${r.day}`)
@@ -134,7 +135,7 @@ async function checkAgainstPlainSql (t: Test): Promise<void> {
 
 t.test('every counter and daily point equals plain SQL over the indexed tables', async (t) => {
   await checkAgainstPlainSql(t)
-  const points = await charts.read(db, 'newTxns', { resolution: 'DAY' })
+  const points = await stats.readLinePoints({ id: 'newTxns', resolution: 'DAY' })
   t.equal(points.at(-1)!.is_approximate, true, 'today is approximate')
   t.equal(points.at(-2)!.is_approximate, undefined, 'yesterday is not')
 })
@@ -158,6 +159,17 @@ t.test('a rebuild from the indexed tables finds the incremental rows unchanged',
   t.same(await readDailyRows(db), incremental)
 })
 
+t.test('stored with the writer\'s cache of latest balances, the daily rows are what a rebuild computes', async (t) => {
+  const other = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
+  t.teardown(async () => await other.close())
+  const latest = createLatestBalances()
+  await storeStatsChain(other.knex, Date.now(), latest)
+  t.ok(latest.size > 0, 'the cache answered for the addresses seen before')
+  const { days, differences } = await rebuildAndCompareDailyStats(other.knex)
+  t.ok(days > 0)
+  t.same(differences, [], 'the balances the store knew count as those looked up')
+})
+
 t.test('the counters and a year of daily points read no table that grows with the chain', async (t) => {
   const today = new Date().toISOString().slice(0, 10)
   const yearAgo = new Date(Date.now() - 365 * DAY_MS).toISOString().slice(0, 10)
@@ -170,9 +182,10 @@ t.test('the counters and a year of daily points read no table that grows with th
       plans.push(rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n'))
     }
     const { queries } = await captureQueries(trx, async () => {
-      await readCounters(trx as never, 'ETH')
+      const { stats } = createQueries({ knex: trx })
+      await stats.readCounters('ETH')
       for (const id of ['newTxns', 'activeAccounts', 'txnsGrowth', 'averageGasPrice', 'nativeCoinSupply', 'verifiedContractsGrowth']) {
-        for (const resolution of ['DAY', 'MONTH'] as Resolution[]) await charts.read(trx as never, id, { from: yearAgo, to: today, resolution })
+        for (const resolution of ['DAY', 'MONTH'] as Resolution[]) await stats.readLinePoints({ id, from: yearAgo, to: today, resolution })
       }
     })
     for (const { sql, bindings } of queries) await explain(sql, bindings)

@@ -4,9 +4,9 @@
 import t from 'tap'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
-import { readDailyTransactions, CHART_DAYS } from '../../../core/stats/daily-transactions.ts'
-import { GAS_ORACLE_BLOCKS, nextBaseFee, readChainStats } from '../../../core/stats/chain-stats.ts'
-import { readTransactionStats } from '../../../core/stats/transaction-stats.ts'
+import { createQueries } from '../../../core/queries/index.ts'
+import { CHART_DAYS } from '../../../core/queries/stats-daily-transactions.ts'
+import { GAS_ORACLE_BLOCKS, nextBaseFee } from '../../../core/queries/stats-chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { rebuildDailyStats } from '../../../core/stats/daily-stats.ts'
 
@@ -14,6 +14,7 @@ const DAY_MS = 86_400_000
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '.', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
+const { readChainStats, readDailyTransactions, readTransactionStats } = createQueries({ knex: db }).stats
 
 const bytes = (n: number, size: number) => Buffer.from(n.toString(16).padStart(size * 2, '0'), 'hex')
 const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS
@@ -79,7 +80,7 @@ for (const [n, { ms, count }] of planned.entries()) {
 await db.transaction(async (trx) => { await rebuildDailyStats(trx) })
 
 t.test('the chart: the 30 days up to yesterday, newest first, every day present', async (t) => {
-  const chart = await readDailyTransactions(db)
+  const chart = await readDailyTransactions()
   t.equal(chart.length, CHART_DAYS)
   t.same(chart.map((d) => d.date), Array.from({ length: CHART_DAYS }, (_, i) => dayOf(midnight - (i + 1) * DAY_MS)))
   const byDate = new Map(chart.map((d) => [d.date, d.transactionsCount]))
@@ -90,7 +91,7 @@ t.test('the chart: the 30 days up to yesterday, newest first, every day present'
 })
 
 t.test('totals, today and the gas price oracle', async (t) => {
-  const stats = await readChainStats(db)
+  const stats = await readChainStats()
   const total = planned.reduce((sum, b) => sum + b.count, 0)
   t.equal(stats.totalBlocks, String(planned.length))
   t.equal(stats.totalTransactions, String(total))
@@ -105,7 +106,7 @@ t.test('totals, today and the gas price oracle', async (t) => {
 })
 
 t.test('the last 24 hours', async (t) => {
-  const stats = await readTransactionStats(db)
+  const stats = await readTransactionStats()
   // Yesterday's block is 20 to 24 hours ago only late in a UTC day: count what the window holds.
   const since = Date.now() - DAY_MS
   const inWindow = planned.map((b, n) => ({ ...b, n })).filter((b) => b.ms >= since)
@@ -122,7 +123,7 @@ t.test('no transaction in the oracle\'s 200 blocks: the next block\'s base fee, 
   const next = planned.length
   for (let n = next; n < next + GAS_ORACLE_BLOCKS; n++) await insertBlock(n, Date.now(), 0)
   // An empty block lowers the base fee by an eighth.
-  t.same((await readChainStats(db)).gasPrices, { baseFee: '875000000', priorityFees: ['0', '0', '0'] })
+  t.same((await readChainStats()).gasPrices, { baseFee: '875000000', priorityFees: ['0', '0', '0'] })
   await db('blocks').where('number', '>=', next).del()
 })
 
@@ -138,12 +139,12 @@ t.test('an empty chain: zeros, and no gas prices', async (t) => {
   await db('transactions').del()
   await db('blocks').del()
   await db.transaction(async (trx) => { await rebuildDailyStats(trx) })
-  const stats = await readChainStats(db)
+  const stats = await readChainStats()
   t.equal(stats.totalBlocks, '0')
   t.equal(stats.totalTransactions, '0')
   t.equal(stats.averageBlockTimeMs, 0)
   t.equal(stats.networkUtilizationPercentage, 0)
   t.equal(stats.gasPrices, null)
-  t.same(await readTransactionStats(db), { count24h: '0', feesSum24h: '0', feesAverage24h: '0' })
-  t.ok((await readDailyTransactions(db)).every((d) => d.transactionsCount === 0))
+  t.same(await readTransactionStats(), { count24h: '0', feesSum24h: '0', feesAverage24h: '0' })
+  t.ok((await readDailyTransactions()).every((d) => d.transactionsCount === 0))
 })

@@ -5,6 +5,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import pino from 'pino'
 import { openDatabase } from '../../../core/db/index.ts'
+import { createQueries } from '../../../core/queries/index.ts'
 import dbPlugin from '../../../plugins/db/index.ts'
 import apiDocs from '../../../plugins/api-docs/index.ts'
 import stats from '../../../plugins/stats/index.ts'
@@ -158,6 +159,7 @@ t.test('the plan test: no counter, chart or page request reads transactions, blo
   // An app of its own: answers the other tests read are still in the first one's memory, and would send no SQL.
   const fresh = Fastify()
   fresh.decorate('db', database)
+  fresh.decorate('queries', createQueries({ knex: database.knex, prepared: database.prepared }))
   await fresh.register(fp(async () => {}, { name: 'db' }))
   await fresh.register(stats, { coinSymbol: 'TST' })
   t.teardown(async () => await fresh.close())

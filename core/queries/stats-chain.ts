@@ -1,11 +1,12 @@
 // The chain's totals and recent pace, for Blockscout's /api/v2/stats: one
 // statement. Totals and "today" (the UTC day) are the Stats API's daily sums
-// (stats_daily, kept by the store: core/stats/daily-stats.ts), so no table
-// of the chain is counted; the pace is taken over the newest blocks.
-import type { Knex } from 'knex'
+// (stats-sql.ts), so no table of the chain is counted; the pace is taken over
+// the newest blocks.
+import type { QueryDb } from './query-db.ts'
+import { newestBlocks, PACE_BLOCKS, sumDays, UTC_TODAY } from './stats-sql.ts'
 
-/** Blocks the average block time and network utilisation are taken over. */
-export const PACE_BLOCKS = 100
+export { PACE_BLOCKS }
+
 /** Blocks whose transactions the gas price oracle looks at (Blockscout's default). */
 export const GAS_ORACLE_BLOCKS = 200
 /** The oracle's slow, average and fast percentiles of the priority fee paid (Blockscout's defaults). */
@@ -32,14 +33,11 @@ export type ChainStats = {
 
 const STATS_SQL = `
   with newest as (
-    select number, timestamp, gas_used, gas_limit, base_fee_per_gas from blocks order by number desc limit ${PACE_BLOCKS}
+    ${newestBlocks('number, timestamp, gas_used, gas_limit, base_fee_per_gas')}
   ), totals as (
-    select coalesce(sum(blocks), 0) as blocks, coalesce(sum(transactions), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used,
-      coalesce(sum(new_addresses), 0) as addresses
-    from stats_daily
+    ${sumDays({ blocks: 'blocks', transactions: 'transactions', gas_used: 'gas_used', addresses: 'new_addresses' })}
   ), today as (
-    select coalesce(sum(transactions), 0) as transactions, coalesce(sum(gas_used), 0) as gas_used
-    from stats_daily where day = (now() at time zone 'UTC')::date
+    ${sumDays({ transactions: 'transactions', gas_used: 'gas_used' }, `day = ${UTC_TODAY}`)}
   ), oracle as (
     select percentile_disc(array[${GAS_ORACLE_PERCENTILES.join(', ')}]::float8[]) within group (order by t.effective_gas_price - coalesce(b.base_fee_per_gas, 0)) as fees
     from transactions t join blocks b on b.number = t.block_number
@@ -96,8 +94,8 @@ function gasPrices (r: StatsRow): ChainStats['gasPrices'] {
   return { baseFee: next, priorityFees: ['0', '0', '0'] }
 }
 
-export async function readChainStats (db: Knex): Promise<ChainStats> {
-  const { rows: [row] } = await db.raw<{ rows: StatsRow[] }>(STATS_SQL)
+export async function readChainStats (db: QueryDb): Promise<ChainStats> {
+  const { rows: [row] } = await db.knex.raw<{ rows: StatsRow[] }>(STATS_SQL)
   const r = row!
   return {
     totalBlocks: r.total_blocks,

@@ -1,28 +1,37 @@
 // The Stats API's counters: totals summed from the daily rows (stats_daily,
 // one row a day), the pace from the newest blocks, and the rolling windows
 // (24 hours) from the blocks the window holds, found on the timestamp index.
-import type { Knex } from 'knex'
 import { formatUnits } from 'ethers'
-import { PACE_BLOCKS } from './chain-stats.ts'
+import type { QueryDb } from './query-db.ts'
+import { newestBlocks, sumDays, UTC_TODAY, WINDOW_BLOCKS } from './stats-sql.ts'
 
 export type Counter = { id: string, value: string, title: string, units: string | null, description: string }
 
+/** The totals, by name, and the stats_daily column each sums. */
+const TOTALS = {
+  blocks: 'blocks',
+  transactions: 'transactions',
+  successful: 'successful_transactions',
+  accounts: 'new_accounts',
+  native_transfers: 'native_coin_transfers',
+  tokens: 'new_tokens',
+  contracts: 'new_contracts',
+  addresses: 'new_addresses',
+  holders: 'native_coin_holders'
+}
+
 const COUNTERS_SQL = `
   with totals as (
-    select coalesce(sum(blocks), 0) as blocks, coalesce(sum(transactions), 0) as transactions,
-      coalesce(sum(successful_transactions), 0) as successful, coalesce(sum(new_accounts), 0) as accounts,
-      coalesce(sum(native_coin_transfers), 0) as native_transfers, coalesce(sum(new_tokens), 0) as tokens,
-      coalesce(sum(new_contracts), 0) as contracts, coalesce(sum(new_addresses), 0) as addresses, coalesce(sum(native_coin_holders), 0) as holders
-    from stats_daily
+    ${sumDays(TOTALS)}
   ), verified as (
     -- Verifications, not chain rows: few, counted when read.
     select count(*) as total, count(*) filter (where verified_at >= now() - interval '24 hours') as last_24h,
-      count(*) filter (where (verified_at at time zone 'UTC')::date = (now() at time zone 'UTC')::date) as today
+      count(*) filter (where (verified_at at time zone 'UTC')::date = ${UTC_TODAY}) as today
     from verified_contracts
   ), newest as (
-    select timestamp from blocks order by number desc limit ${PACE_BLOCKS}
+    ${newestBlocks('timestamp')}
   ), window_blocks as (
-    select min(number) as first, max(number) as last from blocks where timestamp >= now() - interval '24 hours'
+    ${WINDOW_BLOCKS}
   ), window_transactions as (
     select count(t.hash) as count, coalesce(sum(t.gas_used * t.effective_gas_price), 0) as fees,
       count(*) filter (where t.created_contract is not null and t.status = 1) as contracts
@@ -36,8 +45,8 @@ const COUNTERS_SQL = `
     totals.contracts::text as total_contracts, totals.addresses::text as total_addresses, totals.holders::text as native_coin_holders,
     verified.total::text as total_verified, verified.last_24h::text as verified_24h, verified.today::text as today_verified,
     (select case when count(*) < 2 then 0 else extract(epoch from max(timestamp) - min(timestamp)) / (count(*) - 1) end from newest)::float8 as average_block_time_s,
-    (select coalesce(new_contracts, 0) from stats_daily where day = (now() at time zone 'UTC')::date)::text as today_contracts,
-    (select coalesce(transactions, 0) from stats_daily where day = (now() at time zone 'UTC')::date - 1)::text as yesterday_transactions,
+    (select coalesce(new_contracts, 0) from stats_daily where day = ${UTC_TODAY})::text as today_contracts,
+    (select coalesce(transactions, 0) from stats_daily where day = ${UTC_TODAY} - 1)::text as yesterday_transactions,
     w.count::text as transactions_24h, w.fees::text as fees_24h, (w.contracts + i.contracts)::text as contracts_24h
   from totals, verified, window_transactions w, window_internal i`
 
@@ -48,8 +57,8 @@ type CountersRow = Record<'total_blocks' | 'total_transactions' | 'completed_tra
 export const formatCoin = (wei: bigint): string => formatUnits(wei, 18).replace(/\.0$/, '')
 
 /** The counters in the service's layout order, keyed by id. */
-export async function readCounters (db: Knex, coin: string): Promise<Counter[]> {
-  const { rows: [r] } = await db.raw<{ rows: CountersRow[] }>(COUNTERS_SQL)
+export async function readCounters (db: QueryDb, coin: string): Promise<Counter[]> {
+  const { rows: [r] } = await db.knex.raw<{ rows: CountersRow[] }>(COUNTERS_SQL)
   const row = r!
   const v = (key: keyof CountersRow): string => String(row[key] ?? '0')
   const count24h = BigInt(v('transactions_24h'))

@@ -1,14 +1,15 @@
 // Blockscout's /api/v2/transactions/stats: the last 24 hours' transactions
 // and their fees. The window is found on the block timestamp index, then its
 // transactions read by block number.
-import type { Knex } from 'knex'
+import type { QueryDb } from './query-db.ts'
+import { WINDOW_BLOCKS } from './stats-sql.ts'
 
 export type TransactionStats = { count24h: string, feesSum24h: string, feesAverage24h: string }
 
-export async function readTransactionStats (db: Knex): Promise<TransactionStats> {
-  const { rows: [row] } = await db.raw<{ rows: Array<{ count: string, fees: string }> }>(`
+export async function readTransactionStats (db: QueryDb): Promise<TransactionStats> {
+  const { rows: [row] } = await db.knex.raw<{ rows: Array<{ count: string, fees: string }> }>(`
     with window_blocks as (
-      select min(number) as first, max(number) as last from blocks where timestamp >= now() - interval '24 hours'
+      ${WINDOW_BLOCKS}
     )
     select count(t.hash)::text as count, coalesce(sum(t.gas_used * t.effective_gas_price), 0)::text as fees
     from window_blocks w left join transactions t on t.block_number between w.first and w.last`)
