@@ -5,6 +5,7 @@
 // cannot be subtracted (latest balance, nonce), in the caller's transaction.
 import type { Knex } from 'knex'
 import type { ContractCodeRow } from './types.ts'
+import { inlineInteger, runStatements } from '../db/statements.ts'
 
 const ZERO_ADDRESS = "'\\x0000000000000000000000000000000000000000'::bytea"
 
@@ -27,12 +28,19 @@ const counterDeltas = (range: string) => `
   ) x group by a`
 
 /** Which of the range's (token, holder) pairs hold a positive balance of any id right now. */
-async function readHolding (trx: Knex.Transaction, range: string, bindings: number[]): Promise<Map<string, boolean>> {
-  const { rows } = await trx.raw(`
+const holdingQuery = (range: string) => `
     select a.token_address, a.holder,
       exists (select 1 from token_balances b where b.token_address = a.token_address and b.holder = a.holder and b.value > 0) as held
-    from (select distinct token_address, holder from (${tokenDeltas(range)}) d) a`, [...bindings, ...bindings])
-  return new Map(rows.map((r: { token_address: Buffer, holder: Buffer, held: boolean }) => [`${r.token_address.toString('hex')}:${r.holder.toString('hex')}`, r.held]))
+    from (select distinct token_address, holder from (${tokenDeltas(range)}) d) a`
+
+type HoldingRow = { token_address: Buffer, holder: Buffer, held: boolean }
+
+const holdingOf = (rows: HoldingRow[]): Map<string, boolean> =>
+  new Map(rows.map((r) => [`${r.token_address.toString('hex')}:${r.holder.toString('hex')}`, r.held]))
+
+async function readHolding (trx: Knex.Transaction, range: string, bindings: number[]): Promise<Map<string, boolean>> {
+  const { rows } = await trx.raw(holdingQuery(range), [...bindings, ...bindings])
+  return holdingOf(rows)
 }
 
 /**
@@ -40,8 +48,8 @@ async function readHolding (trx: Knex.Transaction, range: string, bindings: numb
  * token's holder count by the holders that start or stop holding: work in
  * proportion to the batch, not to the token's holders.
  */
-async function shiftTokenBalances (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
-  const before = await readHolding(trx, range, bindings)
+async function shiftTokenBalances (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[], known?: Map<string, boolean>): Promise<void> {
+  const before = known ?? await readHolding(trx, range, bindings)
   if (before.size === 0) return
   await trx.raw(`
     insert into token_balances (token_address, holder, token_id, value)
@@ -61,29 +69,32 @@ async function shiftTokenBalances (trx: Knex.Transaction, range: string, sign: 1
   [`{${[...change.keys()].join(',')}}`, `{${[...change.values()].join(',')}}`])
 }
 
-async function shiftCounters (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
-  await trx.raw(`
+const counterUpdate = (range: string, sign: 1 | -1) => `
     update addresses set transaction_count = transaction_count + ${sign} * c.tx,
       token_transfer_count = token_transfer_count + ${sign} * c.tt, gas_used = gas_used + ${sign} * c.gas
-    from (${counterDeltas(range)}) c where addresses.hash = c.a`, [...bindings, ...bindings, ...bindings, ...bindings, ...bindings])
+    from (${counterDeltas(range)}) c where addresses.hash = c.a`
+
+async function shiftCounters (trx: Knex.Transaction, range: string, sign: 1 | -1, bindings: number[]): Promise<void> {
+  await trx.raw(counterUpdate(range, sign), [...bindings, ...bindings, ...bindings, ...bindings, ...bindings])
 }
 
 /** Adds what blocks from..to brought; their rows are already inserted. */
 export async function applyAggregates (trx: Knex.Transaction, from: number, to: number, contracts: ContractCodeRow[]): Promise<void> {
-  const range = 'block_number between ? and ?'
-  const bindings = [from, to]
-  // Every address a block touches has a coin balance row for that block (the fetch stage reads it).
-  await trx.raw(`
-    insert into addresses (hash, coin_balance, balance_block, first_block, last_block)
+  // Inlined, not bound: the statements that need no answer between them go in one round trip (statements.ts).
+  const range = `block_number between ${inlineInteger(from)} and ${inlineInteger(to)}`
+  const results = await runStatements(trx, [
+    // Every address a block touches has a coin balance row for that block (the fetch stage reads it).
+    `insert into addresses (hash, coin_balance, balance_block, first_block, last_block)
     select distinct on (address) address, value, block_number, min(block_number) over (partition by address), block_number
       from coin_balances where ${range} order by address, block_number desc
     on conflict (hash) do update set coin_balance = excluded.coin_balance, balance_block = excluded.balance_block,
-      last_block = excluded.last_block, first_block = least(addresses.first_block, excluded.first_block)`, bindings)
-  await trx.raw(`
-    update addresses set nonce = greatest(coalesce(addresses.nonce, 0), s.next_nonce)
-    from (select "from" as a, max(nonce) + 1 as next_nonce from transactions where ${range} group by 1) s where addresses.hash = s.a`, bindings)
-  await shiftCounters(trx, range, 1, bindings)
-  await shiftTokenBalances(trx, range, 1, bindings)
+      last_block = excluded.last_block, first_block = least(addresses.first_block, excluded.first_block)`,
+    `update addresses set nonce = greatest(coalesce(addresses.nonce, 0), s.next_nonce)
+    from (select "from" as a, max(nonce) + 1 as next_nonce from transactions where ${range} group by 1) s where addresses.hash = s.a`,
+    counterUpdate(range, 1),
+    holdingQuery(range)
+  ])
+  await shiftTokenBalances(trx, range, 1, [], holdingOf(results[results.length - 1]!.rows as HoldingRow[]))
   await recordContracts(trx, contracts)
 }
 

@@ -34,6 +34,9 @@ export type BulkLoad = { aggregatedThrough: number }
 
 type Deferred = { kind: 'index' | 'foreign key', table_name: string, name: string, definition: string }
 
+/** A statement whose one row, if any, says a bulk load is open (readBulkLoad). */
+export const BULK_LOAD_ROW = 'select aggregated_through from indexer_bulk_load limit 1'
+
 export async function readBulkLoad (db: Knex | Knex.Transaction): Promise<BulkLoad | undefined> {
   const row = await db('indexer_bulk_load').first('aggregated_through')
   return row === undefined ? undefined : { aggregatedThrough: Number(row.aggregated_through) }

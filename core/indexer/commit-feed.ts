@@ -9,6 +9,7 @@
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { listenOnChannel, type ChannelListener } from '../db/listen.ts'
+import { inlineInteger, quoteLiteral } from '../db/statements.ts'
 import { epochColumn, hexColumn } from '../queries/columns.ts'
 import { BLOCK_COLUMNS, TOKEN_TRANSFER_COLUMNS, TRANSACTION_COLUMNS } from './row-columns.ts'
 import type { ColumnType, Columns } from './copy-rows.ts'
@@ -20,9 +21,9 @@ const REORG_PREFIX = 'reorg'
 /** bigint columns the row types carry as numbers (heights); every other bigint is a decimal string. */
 const HEIGHT_COLUMNS = new Set(['number', 'block_number'])
 
-/** Announces blocks from..to, in the caller's store transaction: heard at its commit. */
-export async function announceCommit (trx: Knex.Transaction, from: number, to: number): Promise<void> {
-  await trx.raw('select pg_notify(?, ?)', [CHANNEL, `${from} ${to}`])
+/** The statement that announces blocks from..to, for the caller's store transaction (statements.ts): heard at its commit. */
+export function commitAnnouncement (from: number, to: number): string {
+  return `select pg_notify(${quoteLiteral(CHANNEL)}, ${quoteLiteral(`${inlineInteger(from)} ${inlineInteger(to)}`)})`
 }
 
 /** Announces a rollback to `ancestor` that removed `removed` blocks, in the caller's transaction. */

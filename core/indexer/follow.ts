@@ -77,32 +77,48 @@ export async function * follow (o: FollowOptions): AsyncGenerator<FollowEvent, v
     o.onNodeHead(head)
     return head
   }
-  while (!signal.aborted) {
+  // A head the node announces is fetched at once, also while the consumer
+  // stores the last batch: fetching overlaps storing, and no head read over
+  // RPC stands between the seal and the fetch. A reorg still shows, in the
+  // parent hashes (isLinked) or in the head read once caught up.
+  const stopHearing = o.newHeads.onHead((announced) => {
+    if (announced <= head) return
+    readHead(announced)
     fill()
-    if (inFlight.length === 0) {
-      await o.newHeads.wait(o.headPollMs, signal)
-      const latest = await fetchHead(o.rpc, signal)
-      // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
-      if (latest.number < handedOver.number || (latest.number === handedOver.number && latest.hash !== handedOver.hash)) {
+  })
+  try {
+    while (!signal.aborted) {
+      fill()
+      if (inFlight.length === 0) {
+        await o.newHeads.wait(o.headPollMs, signal)
+        // An announced head is being fetched already.
+        if (inFlight.length > 0) continue
+        const latest = await fetchHead(o.rpc, signal)
+        // Caught up: a node head below ours, or a different block at our height, means the chain was replaced.
+        if (latest.number < handedOver.number || (latest.number === handedOver.number && latest.hash !== handedOver.hash)) {
+          yield await reorgBelow(o, handedOver.number)
+          return
+        }
+        readHead(latest.number)
+        continue
+      }
+      const batch = await inFlight.shift()!.rows
+      // The store is the slower stage: batches fetched meanwhile go into the
+      // same transaction, spreading its fixed cost over more blocks.
+      for (let merged = 1; merged < o.batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
+      fill()
+      if (!isLinked(batch, handedOver.hash)) {
         yield await reorgBelow(o, handedOver.number)
         return
       }
-      readHead(latest.number)
-      continue
+      yield { type: 'block', batch, nodeHead: head }
+      const { number, hash } = batch[batch.length - 1]!.block
+      handedOver = { number, hash }
+      // Without announcements the head is read here, so that a backfill goes on without waiting a poll.
+      if (nextToFetch > head && !o.newHeads.live()) readHead(Math.max(head, await fetchHeadNumber(o.rpc, signal)))
     }
-    const batch = await inFlight.shift()!.rows
-    // The store is the slower stage: batches fetched meanwhile go into the
-    // same transaction, spreading its fixed cost over more blocks.
-    for (let merged = 1; merged < o.batchesInFlight && inFlight[0]?.ready === true; merged++) batch.push(...await inFlight.shift()!.rows)
-    fill()
-    if (!isLinked(batch, handedOver.hash)) {
-      yield await reorgBelow(o, handedOver.number)
-      return
-    }
-    yield { type: 'block', batch, nodeHead: head }
-    const { number, hash } = batch[batch.length - 1]!.block
-    handedOver = { number, hash }
-    if (nextToFetch > head) readHead(Math.max(head, await fetchHeadNumber(o.rpc, signal)))
+  } finally {
+    stopHearing()
   }
 }
 

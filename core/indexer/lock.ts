@@ -13,14 +13,15 @@
 import pg from 'pg'
 import type { Knex } from 'knex'
 import { RetryableError } from '../errors.ts'
+import { inlineInteger, quoteLiteral, runStatements } from '../db/statements.ts'
 
 /** "tgindex" as a number: the key every gateway instance on a database agrees on. */
 export const INDEXER_LOCK_KEY = 0x7467696e646578
 /** "tgfenc": held shared by each writer commit, exclusively (for a moment) by each new writer. */
 export const INDEXER_FENCE_KEY = 0x746766656e63
 
-/** A write transaction of the writer calls `verify(trx)` last, before it commits. */
-export type WriterFence = { verify (trx: Knex.Transaction): Promise<void> }
+/** A write transaction of the writer calls `verify(trx)` last, before it commits; `before`, statements of the transaction's own, go in the same round trip. */
+export type WriterFence = { verify (trx: Knex.Transaction, before?: string[]): Promise<void> }
 
 export type IndexerLock = WriterFence & { release (): Promise<void>, lost: Promise<void> }
 
@@ -36,12 +37,12 @@ const KEEPALIVE_COUNT = 3
 
 // A bigint advisory key shows in pg_locks as classid (high 32 bits), objid (low 32 bits) and objsubid 1.
 // The session is named by pid and start time: a pid alone may be reused by a later session.
-const HELD_BY_SESSION = `
+const heldBySession = (classid: number, objid: number, pid: number, started: string): string => `
   select exists (
     select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid
     where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-      and l.classid = ?::bigint::oid and l.objid = ?::bigint::oid
-      and l.pid = ? and a.backend_start = ?::timestamptz
+      and l.classid = ${inlineInteger(classid)}::bigint::oid and l.objid = ${inlineInteger(objid)}::bigint::oid
+      and l.pid = ${inlineInteger(pid)} and a.backend_start = ${quoteLiteral(started)}::timestamptz
   ) as held`
 
 export async function tryAcquireIndexerLock (databaseUrl: string): Promise<IndexerLock | undefined> {
@@ -72,20 +73,25 @@ export async function tryAcquireIndexerLock (databaseUrl: string): Promise<Index
   return {
     lost,
     release: async () => { await client.end().catch(() => {}) },
-    async verify (trx) {
-      await trx.raw('select pg_advisory_xact_lock_shared(?)', [INDEXER_FENCE_KEY])
-      const { rows } = await trx.raw<{ rows: Array<{ held: boolean }> }>(HELD_BY_SESSION,
-        [Math.floor(INDEXER_LOCK_KEY / 2 ** 32), INDEXER_LOCK_KEY % 2 ** 32, pid, started])
-      if (rows[0]?.held !== true) throw new IndexerLockLostError('the indexer lock was lost: this write is not committed')
+    async verify (trx, before = []) {
+      // One round trip: `before`, the shared fence key, then the check.
+      const results = await runStatements(trx, [...before, `select pg_advisory_xact_lock_shared(${inlineInteger(INDEXER_FENCE_KEY)})`,
+        heldBySession(Math.floor(INDEXER_LOCK_KEY / 2 ** 32), INDEXER_LOCK_KEY % 2 ** 32, pid, started)])
+      if (results[results.length - 1]!.rows[0]?.held !== true) throw new IndexerLockLostError('the indexer lock was lost: this write is not committed')
     }
   }
 }
 
-/** A write transaction that commits only while `fence` (when given) still holds the lock. */
-export async function writeFenced<T> (db: Knex, fence: WriterFence | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+/**
+ * A write transaction that commits only while `fence` (when given) still
+ * holds the lock. `last`, statements without parameters (a NOTIFY), run after
+ * `work` in the same round trip as the fence's check.
+ */
+export async function writeFenced<T> (db: Knex, fence: WriterFence | undefined, work: (trx: Knex.Transaction) => Promise<T>, last: string[] = []): Promise<T> {
   return await db.transaction(async (trx) => {
     const result = await work(trx)
-    await fence?.verify(trx)
+    if (fence !== undefined) await fence.verify(trx, last)
+    else if (last.length > 0) await runStatements(trx, last)
     return result
   })
 }

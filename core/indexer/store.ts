@@ -4,10 +4,11 @@
 import type { Knex } from 'knex'
 import type { BlockRows, CoinBalanceRow, Hex, TokenRow } from './types.ts'
 import { applyAggregates, recordContracts, removeBlocksFrom } from './aggregates.ts'
-import { finishBulkLoad, readBulkLoad } from './bulk-load.ts'
+import { BULK_LOAD_ROW, finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
-import { announceCommit, announceReorg } from './commit-feed.ts'
+import { announceReorg, commitAnnouncement } from './commit-feed.ts'
+import { inlineInteger, runStatements } from '../db/statements.ts'
 import { addDailyStats, takeOutDailyStats } from '../stats/daily-stats.ts'
 import type { LatestBalances } from './latest-balances.ts'
 import { writeFenced, type WriterFence } from './lock.ts'
@@ -68,11 +69,16 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
   const to = batch[batch.length - 1]!.block.number
   let coinBalances: CoinBalanceRow[] = []
   await writeFenced(db, fence, async (trx) => {
-    // Safe to lose on a crash: the index resumes from the stored head, and a
-    // lost commit only means a batch fetched again. Saves a WAL flush per batch.
-    await trx.raw('set local synchronous_commit = off')
+    // The fixed statements go a few to a round trip (statements.ts): under load each round trip is a wait for a CPU.
+    const [, present, bulk] = await runStatements(trx, [
+      // Safe to lose on a crash: the index resumes from the stored head, and a
+      // lost commit only means a batch fetched again. Saves a WAL flush per batch.
+      'set local synchronous_commit = off',
+      `select 1 from blocks where number >= ${inlineInteger(from)} limit 1`,
+      BULK_LOAD_ROW
+    ])
     // Normally nothing is there; after a crash or a reindex the heights are written again.
-    if (await removeFrom(trx, from) > 0) latest?.clear()
+    if (present!.rows.length > 0 && await removeFrom(trx, from) > 0) latest?.clear()
     await copyRows(trx, 'blocks', BLOCK_COLUMNS, batch.map((b) => b.block))
     await copyRows(trx, 'transactions', TRANSACTION_COLUMNS, batch.flatMap((b) => b.transactions))
     await copyRows(trx, 'logs', LOG_COLUMNS, batch.flatMap((b) => b.logs))
@@ -86,13 +92,13 @@ export async function storeBlocks (db: Knex, batch: BlockRows[], latest?: Latest
         name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
         decimals = coalesce(excluded.decimals, tokens.decimals)`)
     const contracts = batch.flatMap((b) => b.state.contracts)
-    // During a bulk load the running sums wait for its end (bulk-load.ts).
-    if (await readBulkLoad(trx) === undefined) await applyAggregates(trx, from, to, contracts)
+    // During a bulk load the running sums wait for its end (bulk-load.ts); a removal above may have finished one.
+    const bulkOpen = bulk!.rows.length > 0 && (present!.rows.length === 0 || await readBulkLoad(trx) !== undefined)
+    if (!bulkOpen) await applyAggregates(trx, from, to, contracts)
     else await recordContracts(trx, contracts)
     // The Stats API's daily sums, in the same transaction: never a block counted twice or lost.
     await addDailyStats(trx, from, to, balances.before)
-    await announceCommit(trx, from, to)
-  })
+  }, [commitAnnouncement(from, to)])
   latest?.record(coinBalances)
 }
 

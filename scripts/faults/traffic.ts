@@ -38,8 +38,8 @@ export async function nodeHead (url: string): Promise<number> {
 
 export type Transfers = { stop (): Promise<{ sent: number, failed: number }> }
 
-/** Transfers from `wallet` every TRANSFER_INTERVAL_MS through `url()` (the gateway of the moment); failures are counted, not thrown. */
-export function startTransfers (url: () => string, wallet: Wallet): Transfers {
+/** Transfers from `wallet` through `url()` (the gateway of the moment), one after another, `intervalMs` apart; failures are counted, not thrown. */
+export function startTransfers (url: () => string, wallet: Wallet, intervalMs = TRANSFER_INTERVAL_MS): Transfers {
   const state = { running: true }
   let sent = 0
   let failed = 0
@@ -63,7 +63,7 @@ export function startTransfers (url: () => string, wallet: Wallet): Transfers {
       } else {
         failed++
       }
-      await sleep(TRANSFER_INTERVAL_MS)
+      await sleep(intervalMs)
     }
   })()
   return { stop: async () => { state.running = false; await loop; return { sent, failed } } }

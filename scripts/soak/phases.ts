@@ -5,9 +5,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { processCpuSeconds } from '../bench/cpu.ts'
 import type { SoakClient } from './http.ts'
+import type { Sampler } from './samples.ts'
 import { startOfferedRate, startWorkload, summarize, type Figures, type InterfaceName, type Summary, type WorkloadOptions, type createPicks } from './workload.ts'
 
-/** A rate is sustained while the p99 of all requests stays within this many times the idle p99. */
+/** A rate is sustained while the p99 of all requests stays within this many times the idle p99 (and the index keeps up: maxLagBlocks). */
 export const P99_LIMIT_FACTOR = 3
 /** Each step offers this many times the last. */
 const STEP_FACTOR = 1.5
@@ -27,7 +28,8 @@ export function phaseDurations (durationS: number) {
 
 export type PhaseFigures = { elapsedS: number, figures: Figures, summary: Record<InterfaceName | 'all', Summary> }
 
-export type Step = PhaseFigures & { offeredPerS: number, skipped: number, sustained: boolean, why: string }
+/** `lagBlocks`: the most the index trailed the node in the step's samples; undefined when none was taken. */
+export type Step = PhaseFigures & { offeredPerS: number, skipped: number, lagBlocks: number | undefined, sustained: boolean, why: string }
 
 /** `ratePerS` offered for `durationS`. */
 export async function runOffered (client: SoakClient, picks: Picks, ratePerS: number, durationS: number, options: WorkloadOptions = {}) {
@@ -37,30 +39,43 @@ export async function runOffered (client: SoakClient, picks: Picks, ratePerS: nu
   return { elapsedS, figures: workload.figures, summary: summarize(workload.figures, elapsedS), skipped: workload.skipped }
 }
 
-/** Why `step` is not sustained, or '' when it is. */
-function judgeStep (offeredPerS: number, r: Awaited<ReturnType<typeof runOffered>>, idleP99Ms: number): string {
+/** Why a step is not sustained (every criterion it missed), or '' when it is. */
+export function judgeStep (offeredPerS: number, r: { summary: { all: Summary }, skipped: number }, o: { idleP99Ms: number, lagBlocks: number | undefined, maxLagBlocks: number }): string {
   const all = r.summary.all
-  if (all.failures > 0) return `${all.failures} failed`
-  if (r.skipped > 0) return `${r.skipped} not sent (${MAX_IN_FLIGHT} waiting)`
-  if (all.ratePerS < offeredPerS * MIN_ANSWERED_SHARE) return `answered ${all.ratePerS.toFixed(1)}/s`
-  if (all.p99Ms > P99_LIMIT_FACTOR * idleP99Ms) return `p99 ${all.p99Ms.toFixed(1)} ms > ${P99_LIMIT_FACTOR} x ${idleP99Ms.toFixed(1)} ms`
-  return ''
+  const why: string[] = []
+  if (all.failures > 0) why.push(`${all.failures} failed`)
+  if (r.skipped > 0) why.push(`${r.skipped} not sent (${MAX_IN_FLIGHT} waiting)`)
+  if (all.ratePerS < offeredPerS * MIN_ANSWERED_SHARE) why.push(`answered ${all.ratePerS.toFixed(1)}/s`)
+  if (all.p99Ms > P99_LIMIT_FACTOR * o.idleP99Ms) why.push(`p99 ${all.p99Ms.toFixed(1)} ms > ${P99_LIMIT_FACTOR} x ${o.idleP99Ms.toFixed(1)} ms`)
+  // The index fell behind: not a rate the machine sustains, however fast the answers.
+  if (o.lagBlocks !== undefined && o.lagBlocks > o.maxLagBlocks) why.push(`indexer lag ${o.lagBlocks} blocks > ${o.maxLagBlocks}`)
+  return why.join('; ')
 }
+
+/** The lag samples taken while `run` ran, and the most the index trailed in them (undefined: none taken). */
+async function withLag<T> (sampler: LagSampler, run: () => Promise<T>): Promise<T & { lagBlocks: number | undefined }> {
+  const first = sampler.samples.length
+  const result = await run()
+  const lags = sampler.samples.slice(first).map((x) => x.lagBlocks).filter(Number.isFinite)
+  return { ...result, lagBlocks: lags.length === 0 ? undefined : Math.max(...lags) }
+}
+
+export type LagSampler = Pick<Sampler, 'samples'>
 
 /**
  * Steps the offered rate up by STEP_FACTOR from `startPerS` while each step is
  * sustained, then tries once between the last sustained rate and the first
  * that was not, as long as `budgetS` lasts (one step at least).
  */
-export async function stepRates (client: SoakClient, picks: Picks, o: { startPerS: number, stepS: number, budgetS: number, idleP99Ms: number, log: (line: string) => void }): Promise<Step[]> {
+export async function stepRates (client: SoakClient, picks: Picks, o: { startPerS: number, stepS: number, budgetS: number, idleP99Ms: number, maxLagBlocks: number, sampler: LagSampler, log: (line: string) => void }): Promise<Step[]> {
   const steps: Step[] = []
   const startedAt = performance.now()
   const within = (): boolean => steps.length === 0 || (performance.now() - startedAt) / 1000 + o.stepS <= o.budgetS
   const run = async (offeredPerS: number): Promise<Step> => {
-    const r = await runOffered(client, picks, offeredPerS, o.stepS)
-    const why = judgeStep(offeredPerS, r, o.idleP99Ms)
+    const r = await withLag(o.sampler, async () => await runOffered(client, picks, offeredPerS, o.stepS))
+    const why = judgeStep(offeredPerS, r, { idleP99Ms: o.idleP99Ms, lagBlocks: r.lagBlocks, maxLagBlocks: o.maxLagBlocks })
     const step = { ...r, offeredPerS, sustained: why === '', why }
-    o.log(`soak: offered ${offeredPerS.toFixed(0)}/s: answered ${r.summary.all.ratePerS.toFixed(1)}/s, p99 ${r.summary.all.p99Ms.toFixed(1)} ms ${why === '' ? 'sustained' : `not sustained: ${why}`}`)
+    o.log(`soak: offered ${offeredPerS.toFixed(0)}/s: answered ${r.summary.all.ratePerS.toFixed(1)}/s, p99 ${r.summary.all.p99Ms.toFixed(1)} ms, lag ${r.lagBlocks ?? '-'} ${why === '' ? 'sustained' : `not sustained: ${why}`}`)
     steps.push(step)
     return step
   }

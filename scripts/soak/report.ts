@@ -8,7 +8,7 @@ import { rssSlopeMiBPerMin, type Sample } from './samples.ts'
 import { summarize, type Figures, type InterfaceFigures, type InterfaceName, type Summary } from './workload.ts'
 
 export type SoakReport = {
-  settings: { maxLagBlocks: number, rssMarginMiB: number }
+  settings: { maxLagBlocks: number, rssMarginMiB: number, transferIntervalMs: number }
   elapsedS: number
   load: [number[], number[]]
   idle: PhaseFigures & { offeredPerS: number }
@@ -28,13 +28,15 @@ const NAMES: Array<InterfaceName | 'all'> = ['JSON-RPC', 'REST', 'GraphQL', 'all
 
 export function printSoakReport (r: SoakReport): boolean {
   const load = (l: number[]): string => l.map((x) => x.toFixed(1)).join(' ')
-  console.log(`\nsoak: ${r.elapsedS.toFixed(0)} s on ${cpus().length} cores, load average ${load(r.load[0])} at the start, ${load(r.load[1])} at the end; ${r.transfers.sent} transfers sent through JSON-RPC (${r.transfers.failed} refused)\n`)
-  printTable(['offered/s', 'answered/s', 'p50', 'p99', 'verdict'], [
-    [`idle ${r.idle.offeredPerS}`, r.idle.summary.all.ratePerS.toFixed(1), ms(r.idle.summary.all.p50Ms), ms(r.idle.summary.all.p99Ms), 'the reference'],
-    ...r.steps.map((s) => [s.offeredPerS.toFixed(0), s.summary.all.ratePerS.toFixed(1), ms(s.summary.all.p50Ms), ms(s.summary.all.p99Ms), s.sustained ? 'sustained' : s.why])
+  const heads = Math.max(0, ...r.heard.map((h) => h.heads))
+  console.log(`\nsoak: ${r.elapsedS.toFixed(0)} s on ${cpus().length} cores, load average ${load(r.load[0])} at the start, ${load(r.load[1])} at the end; ${r.transfers.sent} transfers sent through JSON-RPC (${r.transfers.failed} refused), one after another ${r.settings.transferIntervalMs} ms apart; ${heads} new heads, ${(heads / r.elapsedS).toFixed(1)} blocks/s\n`)
+  const lagIn = (phase: string): string => String(maxLag(r.samples, [phase]) ?? '-')
+  printTable(['offered/s', 'answered/s', 'p50', 'p99', 'lag', 'verdict'], [
+    [`idle ${r.idle.offeredPerS}`, r.idle.summary.all.ratePerS.toFixed(1), ms(r.idle.summary.all.p50Ms), ms(r.idle.summary.all.p99Ms), lagIn('idle'), 'the reference'],
+    ...r.steps.map((s) => [s.offeredPerS.toFixed(0), s.summary.all.ratePerS.toFixed(1), ms(s.summary.all.p50Ms), ms(s.summary.all.p99Ms), String(s.lagBlocks ?? '-'), s.sustained ? 'sustained' : s.why])
   ])
   const idleP99 = r.idle.summary.all.p99Ms
-  console.log(`\nhighest sustained rate: ${r.best === undefined ? 'none of the steps' : `${r.best.offeredPerS.toFixed(0)} requests/s`} (p99 within ${P99_LIMIT_FACTOR} x the idle p99 of ${ms(idleP99)})`)
+  console.log(`\nhighest sustained rate: ${r.best === undefined ? 'none of the steps' : `${r.best.offeredPerS.toFixed(0)} requests/s`} (p99 within ${P99_LIMIT_FACTOR} x the idle p99 of ${ms(idleP99)}, indexer lag at most ${r.settings.maxLagBlocks} block${r.settings.maxLagBlocks === 1 ? '' : 's'}); ${boundBy(r.steps, r.best)}`)
   console.log(`\nat ${r.sustained.offeredPerS.toFixed(0)}/s for ${r.sustained.elapsedS.toFixed(0)} s (idle p50/p99 beside):\n`)
   printTable(['interface', 'requests', 'req/s', 'p50', 'p99', 'failures', 'idle p50', 'idle p99'], NAMES.map((name) => {
     const s: Summary = r.sustained.summary[name]
@@ -45,9 +47,6 @@ export function printSoakReport (r: SoakReport): boolean {
   console.log(`\nWebSocket newHeads: ${r.heard.length} subscribers heard ${r.heard.map((h) => h.heads).join(', ')} heads`)
 
   const failures = [r.idle, ...r.steps, ...r.comparison.flat(), r.sustained].reduce((n, p) => n + p.summary.all.failures, 0)
-  const lagOf = (phases: string[]): number => Math.max(0, ...r.samples.filter((x) => phases.includes(x.phase) && Number.isFinite(x.lagBlocks)).map((x) => x.lagBlocks))
-  const lastLag = r.samples[r.samples.length - 1]?.lagBlocks ?? NaN
-  const judged = lagOf(['idle', 'sustained'])
   const sustainedSamples = r.samples.filter((x) => x.phase === 'sustained')
   const slope = rssSlopeMiBPerMin(sustainedSamples)
   const trendMiB = slope * r.sustained.elapsedS / 60
@@ -58,7 +57,7 @@ export function printSoakReport (r: SoakReport): boolean {
     ['gateway process alive', r.alive ? 'yes' : 'no', r.alive],
     ...r.memory,
     ['gateway RSS trend (sustained)', `${mib(rssFirst)} -> ${mib(rssLast)} MiB, ${slope >= 0 ? '+' : ''}${slope.toFixed(2)} MiB/min`, trendMiB <= r.settings.rssMarginMiB],
-    ['indexer lag (blocks)', `max ${judged} idle and sustained (${lagOf(['stepping', 'compare'])} stepping and comparing), at the end ${lastLag}`, judged <= r.settings.maxLagBlocks && Number.isFinite(lastLag)],
+    lagCheck(r.samples, r.settings.maxLagBlocks),
     ['WebSocket subscribers', `${r.heard.filter((h) => h.open && h.heads > 0).length} of ${r.heard.length} open and hearing`, r.heard.every((h) => h.open && h.heads > 0)]
   ]
   console.log('')
@@ -69,6 +68,32 @@ export function printSoakReport (r: SoakReport): boolean {
   const pass = checks.every(([, , ok]) => ok)
   console.log(`\nsoak: ${pass ? 'PASS' : 'FAIL'}`)
   return pass
+}
+
+/** The most the index trailed the node in the samples of `phases`; undefined when none was read. */
+export function maxLag (samples: Sample[], phases: string[]): number | undefined {
+  const lags = samples.filter((x) => phases.includes(x.phase) && Number.isFinite(x.lagBlocks)).map((x) => x.lagBlocks)
+  return lags.length === 0 ? undefined : Math.max(...lags)
+}
+
+/**
+ * The lag verdict: at most `maxLagBlocks` in every sample of the idle and
+ * sustained phases, and a sample read in them and at the end (a lag never
+ * measured is no pass). The overloaded steps and the comparison are reported.
+ */
+export function lagCheck (samples: Sample[], maxLagBlocks: number): [string, string, boolean] {
+  const judged = maxLag(samples, ['idle', 'sustained'])
+  const last = samples[samples.length - 1]?.lagBlocks ?? NaN
+  const shown = (lag: number | undefined): string => lag === undefined ? 'not measured' : String(lag)
+  return ['indexer lag (blocks)', `max ${shown(judged)} idle and sustained (${shown(maxLag(samples, ['stepping', 'compare']))} stepping and comparing), at the end ${shown(Number.isFinite(last) ? last : undefined)}`,
+    judged !== undefined && judged <= maxLagBlocks && Number.isFinite(last)]
+}
+
+/** Which criterion stopped the stepping: the lowest step above the best that was not sustained, and why. */
+export function boundBy (steps: Step[], best: Step | undefined): string {
+  const stopped = steps.filter((s) => !s.sustained && s.offeredPerS > (best?.offeredPerS ?? 0)).sort((a, b) => a.offeredPerS - b.offeredPerS)[0]
+  if (stopped === undefined) return 'no step above it was refused (the stepping\'s time ran out first)'
+  return `bound by ${stopped.offeredPerS.toFixed(0)}/s: ${stopped.why}`
 }
 
 const mib = (bytes: number | undefined): string => bytes === undefined ? '?' : (bytes / 1024 / 1024).toFixed(1)

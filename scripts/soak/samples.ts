@@ -1,7 +1,8 @@
-// What the soak watches beside its load, every few seconds: the indexer's lag
-// behind the node (/health) and the gateway's resident memory, each sample
-// tagged with the phase it fell in, so the verdict can read the lag of the
-// phases at a sustained rate only and the memory's trend over the long one.
+// What the soak watches beside its load, every few seconds and as each phase
+// begins: the indexer's lag behind the node (/health) and the gateway's
+// resident memory, each sample tagged with the phase it fell in, so the
+// verdict can read the lag of each phase (a short one gets its sample too)
+// and the memory's trend over the long one.
 import { readRssBytes } from '../lib/process-memory.ts'
 import type { GatewayProcess } from '../lib/gateway-process.ts'
 
@@ -27,7 +28,7 @@ export function startSampler (gateway: GatewayProcess): Sampler {
   })()
   return {
     samples,
-    setPhase: (phase) => { state.phase = phase },
+    setPhase: (phase) => { state.phase = phase; wake() },
     stop: async () => { state.running = false; wake(); await loop }
   }
 }

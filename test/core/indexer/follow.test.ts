@@ -11,6 +11,8 @@ import { fetchHeadNumber } from '../../../core/indexer/fetch.ts'
 import { follow, type FollowEvent } from '../../../core/indexer/follow.ts'
 import { readIndexedHashes, readIndexedHead } from '../../../core/indexer/store.ts'
 import type { Hex } from '../../../core/indexer/types.ts'
+import type { NewHeads } from '../../../core/indexer/new-heads.ts'
+import type { RpcCall, RpcClient } from '../../../core/rpc/client.ts'
 import { createGethNode } from '../../../geth/node.ts'
 import { createTestChainFiles, waitForReceipt } from '../../support/chain.ts'
 import { createTestDatabase } from '../../support/database.ts'
@@ -52,7 +54,7 @@ async function firstEvent (stored: { number: number, hash: Hex | undefined }): P
     rpc: node.rpc,
     db: db.knex,
     log,
-    newHeads: { wait: async (ms) => await new Promise((resolve) => setTimeout(resolve, ms)), close: () => {} },
+    newHeads: { wait: async (ms) => await new Promise((resolve) => setTimeout(resolve, ms)), onHead: () => () => {}, live: () => false, close: () => {} },
     stored,
     nodeHead: await fetchHeadNumber(node.rpc),
     batchBlocks: 50,
@@ -93,4 +95,94 @@ t.test('follow() yields a reorg when the node\'s head at our height is another b
   const head = (await readIndexedHead(db.knex))!
   const { event } = await firstEvent({ number: head.number, hash: `0x${'cd'.repeat(32)}` })
   t.same(event, { type: 'reorg', ancestor: head.number })
+})
+
+/** Geth's newHeads as watchNewHeads() hands them on, announced by the test: listeners first, then the waiters wake. */
+function announcer (): NewHeads & { announce (head: number): void } {
+  const listeners = new Set<(head: number) => void>()
+  const waiters = new Set<() => void>()
+  return {
+    wait: async (ms, signal) => await new Promise<void>((resolve) => {
+      const done = (): void => { waiters.delete(done); clearTimeout(timer); resolve() }
+      const timer = setTimeout(done, ms)
+      waiters.add(done)
+      signal.addEventListener('abort', done, { once: true })
+    }),
+    onHead: (listener) => { listeners.add(listener); return () => { listeners.delete(listener) } },
+    live: () => true,
+    close: () => {},
+    announce: (head) => {
+      for (const listener of listeners) listener(head)
+      for (const wake of [...waiters]) wake()
+    }
+  }
+}
+
+/** The node's real client, noting each head read and each block fetched through it. */
+function watchedRpc (): { rpc: RpcClient, headReads: () => number, fetched: number[] } {
+  let headReads = 0
+  const fetched: number[] = []
+  const note = (calls: Array<{ method: string, params?: unknown[] }>): void => {
+    for (const { method, params = [] } of calls) {
+      if ((method === 'eth_getBlockByNumber' && params[0] === 'latest') || method === 'eth_blockNumber') headReads++
+      if (method === 'eth_getBlockReceipts') fetched.push(Number(params[0]))
+    }
+  }
+  const rpc: RpcClient = {
+    ...node.rpc,
+    call: async (method, params, signal) => { note([{ method, params }]); return await node.rpc.call(method, params, signal) },
+    batchAnswers: async (calls: RpcCall[], signal) => { note(calls); return await node.rpc.batchAnswers(calls, signal) },
+    batch: async (calls: RpcCall[], signal) => { note(calls); return await node.rpc.batch(calls, signal) }
+  }
+  return { rpc, headReads: () => headReads, fetched }
+}
+
+t.test('follow() fetches the head a notification names, without reading the head, also while the last batch is being stored', async (t) => {
+  const provider = new JsonRpcProvider(node.rpc.url, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  const seal = async (): Promise<number> => {
+    const sent = await new Wallet(chain.account.privateKey, provider).sendTransaction({ to: Wallet.createRandom().address, value: 1n })
+    return (await waitForReceipt(provider, sent.hash)).blockNumber
+  }
+  const first = await seal()
+  const parent = (await node.rpc.call<{ hash: Hex }>('eth_getBlockByNumber', [`0x${(first - 1).toString(16)}`, false])).hash
+  const heads = announcer()
+  const watched = watchedRpc()
+  const stop = new AbortController()
+  t.teardown(() => stop.abort())
+  const events = follow({
+    rpc: watched.rpc,
+    db: db.knex,
+    log,
+    newHeads: heads,
+    stored: { number: first - 1, hash: parent },
+    // The head as read before `first` was sealed; polls far apart, so only the notification can name `first`.
+    nodeHead: first - 1,
+    batchBlocks: 50,
+    batchesInFlight: 4,
+    headPollMs: 60_000,
+    tokenCache: new Map(),
+    onNodeHead: () => {},
+    signal: stop.signal
+  })
+  const waiting = events.next()
+  await new Promise((resolve) => setTimeout(resolve, 100)) // idle, waiting for a head
+  heads.announce(first)
+  const event = (await waiting).value as FollowEvent
+  t.equal(event.type, 'block')
+  if (event.type !== 'block') return
+  t.same(event.batch.map((rows) => rows.block.number), [first])
+  t.equal(watched.headReads(), 0, 'the head came from the notification, not from a head read over RPC')
+
+  // The consumer is "storing" `first` (it has not asked for the next event): the next head is fetched meanwhile.
+  const second = await seal()
+  heads.announce(second)
+  const deadline = Date.now() + 30_000
+  while (!watched.fetched.includes(second) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.ok(watched.fetched.includes(second), `block ${second} fetched before the consumer asked for it`)
+  const next = (await events.next()).value as FollowEvent
+  t.same(next.type === 'block' ? next.batch.map((rows) => rows.block.number) : next, [second])
+  t.equal(watched.headReads(), 0)
+  stop.abort()
+  await events.return()
 })
