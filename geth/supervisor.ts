@@ -15,6 +15,7 @@ import { waitForRpc } from './ready.ts'
 
 const READY_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 15_000
+const ORPHAN_EXIT_TIMEOUT_MS = 30_000
 /** A run this long counts as healthy: the next crash starts the backoff afresh. */
 const STABLE_RUN_MS = 60_000
 const LOG_TAIL_LINES = 30
@@ -163,5 +164,15 @@ async function killOrphan (pidFile: string, gethDir: string, log: Logger): Promi
   if (!cmdline.includes(gethDir)) return
   log.warn({ geth_pid: pid }, 'killing a geth left running by an earlier gateway')
   process.kill(pid, 'SIGKILL')
-  for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++) await sleep(50)
+  // Its data directory stays locked until the kernel has torn it down, which
+  // takes seconds for a large Geth on a busy machine: starting before that
+  // fails with "datadir already used by another process".
+  const deadline = Date.now() + ORPHAN_EXIT_TIMEOUT_MS
+  while ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '') {
+    if (Date.now() > deadline) {
+      log.warn({ geth_pid: pid }, 'the killed geth is still there; starting anyway')
+      return
+    }
+    await sleep(50)
+  }
 }
