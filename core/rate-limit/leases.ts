@@ -16,8 +16,12 @@ export const LEASE_SHARE = 0.01
 /** ...but no more than this many requests, so that little is lost when a client leaves an instance. */
 export const MAX_LEASE = 100
 
-/** Adds `amount` to the shared count of `key`, starting its window if new: the count after, and the window's time left. */
-export type Reserve = (key: string, amount: number, windowMs: number) => Promise<CounterState>
+/**
+ * Adds `amount` to the shared count of `key`, starting its window if new: the
+ * count after, and the window's time left. `perRequest`: the amount is one
+ * request's own cost (a limit counted exactly), not a slice reserved ahead.
+ */
+export type Reserve = (key: string, amount: number, windowMs: number, perRequest: boolean) => Promise<CounterState>
 
 export type Leases = {
   /** Synchronous when the lease covers the cost; rejects when a reservation the request had to wait for failed. */
@@ -46,8 +50,8 @@ export function leaseSize (limit: number, cost: number): number {
 export function createLeases (reserve: Reserve, onBackgroundError: (err: Error) => void): Leases {
   const leases = new Map<string, Lease>()
 
-  function refill (key: string, lease: Lease, size: number, windowMs: number, limit: number): Promise<void> {
-    const pending = reserve(key, size, windowMs).then(({ count, ttlMs }) => {
+  function refill (key: string, lease: Lease, size: number, cost: number, windowMs: number, limit: number): Promise<void> {
+    const pending = reserve(key, size, windowMs, size === cost).then(({ count, ttlMs }) => {
       lease.refill = undefined
       const nowMs = Date.now()
       // The window ended while this slice was asked for: what is left of the old one is void.
@@ -85,14 +89,18 @@ export function createLeases (reserve: Reserve, onBackgroundError: (err: Error) 
     const size = leaseSize(limit, cost)
     if (lease.left >= cost) {
       lease.left -= cost
-      // Reserved ahead, while half a slice is left: a steady client never waits for Redis.
-      if (!lease.spent && lease.refill === undefined && lease.left < size / 2 && size > cost) {
-        refill(key, lease, size, windowMs, limit).catch(onBackgroundError)
+      // Reserved ahead, as soon as less than a whole slice is left: the slice in flight has a
+      // whole slice's worth of requests to arrive in, so a busy client does not wait for
+      // Redis whenever a round trip takes longer than half a slice of its requests (a
+      // loaded event loop reads the answer a full turn or more after sending). Never more
+      // than two slices held: the loss bound above.
+      if (!lease.spent && lease.refill === undefined && lease.left < size && size > cost) {
+        refill(key, lease, size, cost, windowMs, limit).catch(onBackgroundError)
       }
       return { count: lease.shared - lease.left, ttlMs: Math.max(0, lease.endsAtMs - nowMs) }
     }
     if (lease.spent) return { count: lease.shared - lease.left + cost, ttlMs: Math.max(0, lease.endsAtMs - nowMs) }
-    const waited = lease.refill ?? refill(key, lease, size, windowMs, limit)
+    const waited = lease.refill ?? refill(key, lease, size, cost, windowMs, limit)
     return waited.then(() => incr(key, cost, windowMs, limit))
   }
 
