@@ -8,7 +8,7 @@ import pino from 'pino'
 import { Redis } from 'ioredis'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { COUNTER_KEY_PREFIX, createCounterStore, type CounterStore } from '../../../core/rate-limit/counters.ts'
-import { LEASE_SHARE, MAX_LEASE, leaseSize } from '../../../core/rate-limit/leases.ts'
+import { LEASE_AHEAD_MS, LEASE_SHARE, MAX_LEASE, leaseSize } from '../../../core/rate-limit/leases.ts'
 import { startTestRedis } from '../../support/redis.ts'
 
 const WINDOW_MS = 60_000
@@ -88,8 +88,9 @@ t.test('the count each instance reports is the shared one: what the others reser
 
 t.test('a busy client has a whole slice reserved ahead: twice a slice less one is admitted without waiting for Redis', async (t) => {
   const key = `test:${Date.now()}:ahead`
-  const limit = 100_000
-  const slice = leaseSize(limit, 1)
+  // 1 % of it is MAX_LEASE: slices stay that size however fast the client goes.
+  const limit = MAX_LEASE / LEASE_SHARE
+  const slice = leaseSize(limit, 1, 1000)
   t.equal(slice, MAX_LEASE)
   await a.incr(key, 1, WINDOW_MS, limit)
   // The slice the first request waited for, and the one reserved ahead of it as soon as it was spent from.
@@ -102,4 +103,29 @@ t.test('a busy client has a whole slice reserved ahead: twice a slice less one i
   t.ok(next instanceof Promise, 'the next waits for the slice reserved meanwhile: never more than two slices held')
   t.equal((await next).count, 2 * slice + 1)
   t.ok(await sharedCountReaches(key, 4 * slice), 'the slice after is reserved as soon as the third is spent from')
+})
+
+t.test('a client spending more than MAX_LEASE in LEASE_AHEAD_MS here gets slices of what it spends in that time, at most 1 % of its limit', async (t) => {
+  const key = `test:${Date.now()}:pace`
+  const limit = 1_000_000_000
+  t.equal(leaseSize(limit, 1), MAX_LEASE, 'a client of unknown pace: MAX_LEASE')
+  t.equal(leaseSize(limit, 1, 10), 10 * LEASE_AHEAD_MS, '10 requests a millisecond: what it spends in LEASE_AHEAD_MS')
+  t.equal(leaseSize(1_000_000, 1, 1000), 1_000_000 * LEASE_SHARE, 'never more than 1 % of the limit')
+  t.equal(leaseSize(1000, 1, 1000), 1000 * LEASE_SHARE, 'a limit of 1,000: slices of 10 however fast')
+  t.equal(leaseSize(100, 1, 1000), 1, 'the public tier: request by request however fast')
+  const beforeMs = Date.now()
+  await a.incr(key, 1, WINDOW_MS, limit)
+  t.ok(await sharedCountReaches(key, 2 * MAX_LEASE), 'the first two slices, of a client of unknown pace: MAX_LEASE each')
+  await sleep(5)
+  // The third slice is asked for at the 100th of these, between 5 and elapsedMs after the second.
+  let waited = 0
+  for (let i = 0; i < 2 * MAX_LEASE - 1; i++) if (a.incr(key, 1, WINDOW_MS, limit) instanceof Promise) waited++
+  const elapsedMs = Date.now() - beforeMs
+  t.equal(waited, 0, 'two slices spent without waiting')
+  const fastest = leaseSize(limit, 1, MAX_LEASE / 5)
+  const slowest = leaseSize(limit, 1, MAX_LEASE / elapsedMs)
+  const deadline = Date.now() + 2000
+  let third = 0
+  while ((third = Number(await client.get(COUNTER_KEY_PREFIX + key)) - 2 * MAX_LEASE) === 0 && Date.now() < deadline) await sleep(5)
+  t.ok(third >= slowest && third <= fastest, `${MAX_LEASE} requests in at most ${elapsedMs} ms: a third slice of ${third}, between ${slowest} and ${fastest}`)
 })
