@@ -8,6 +8,7 @@ import { build } from '../../helper.ts'
 import { MACHINE_REDIS_URL, redisAnswers } from '../../support/redis.ts'
 import { buildSecondInstance } from '../../support/second-instance.ts'
 import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { leaseSize } from '../../../core/rate-limit/leases.ts'
 
 const PUBLIC = 6
 const hasRedis = await redisAnswers(MACHINE_REDIS_URL)
@@ -22,6 +23,8 @@ const b = await buildSecondInstance(t, first, { TRUST_PROXY: '127.0.0.1' })
 const run = randomInt(0, 250)
 let next = 1
 const newAddress = (): string => `10.${run}.${Math.floor(next / 250)}.${(next++ % 250) + 1}`
+// A key is counted by its id, and every run's scratch database numbers keys from 1: ids of this run only.
+await a.db.knex.raw(`alter table api_keys alter column id restart with ${randomInt(1_000_000, 2 ** 40)}`)
 const get = (app: FastifyInstance, extra: Partial<InjectOptions>) => app.inject({ method: 'GET', url: '/api/v2/main-page/indexing-status', ...extra } as InjectOptions)
 
 t.test('two instances on one Redis spend one budget per client', { skip: hasRedis ? false : 'no Redis at 127.0.0.1:6379' }, async (t) => {
@@ -39,6 +42,33 @@ t.test('two instances on one Redis spend one budget per client', { skip: hasRedi
   const batch = await b.inject({ method: 'POST', url: '/rpc', remoteAddress, payload: JSON.stringify([{ jsonrpc: '2.0', id: 9, method: 'eth_chainId' }]) })
   t.equal(batch.statusCode, 429)
   t.same(batch.json(), [{ jsonrpc: '2.0', id: 9, error: { code: -32005, message: 'Limit exceeded', data: 'Too many requests' } }])
+})
+
+t.test('a premium key\'s budget, reserved in slices, is one across instances and interfaces', { skip: hasRedis ? false : 'no Redis at 127.0.0.1:6379' }, async (t) => {
+  // 400 a minute: slices of 4 (1 %), spent locally between round trips to Redis.
+  const limit = 400
+  const slice = leaseSize(limit, 1)
+  t.ok(slice > 1, `slices of ${slice}`)
+  const { key } = await createApiKey(a.db.knex, { label: `leased ${run}`, tier: 'premium', limitPerMin: limit })
+  const headers = { 'x-api-key': key }
+  let admitted = 0
+  let refusedInARow = 0
+  for (let i = 0; i < 2 * limit && refusedInARow < 4; i++) {
+    // REST on a, JSON-RPC on b: one budget.
+    const response = i % 2 === 0
+      ? await get(a, { headers, remoteAddress: newAddress() })
+      : await b.inject({ method: 'POST', url: '/rpc', headers: { ...headers, 'content-type': 'application/json' }, remoteAddress: newAddress(), payload: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }) })
+    t.equal(response.headers['x-ratelimit-limit'], String(limit))
+    if (response.statusCode === 200) {
+      admitted++
+      refusedInARow = 0
+    } else {
+      t.equal(response.statusCode, 429)
+      refusedInARow++
+    }
+  }
+  t.ok(admitted <= limit, `${admitted} admitted of ${limit}: never more than the limit together`)
+  t.ok(admitted >= limit - 2 * 2 * slice, `${admitted} admitted: at most two slices of ${slice} per instance unspent`)
 })
 
 t.test('a key revoked on one instance is refused by the other within 1 second', async (t) => {
