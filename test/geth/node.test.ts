@@ -3,6 +3,7 @@ import t from 'tap'
 import { readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { JsonRpcProvider, Wallet } from 'ethers'
 import pino from 'pino'
 import { loadConfig } from '../../core/config.ts'
@@ -13,6 +14,8 @@ import { createTestChainFiles, waitForReceipt } from '../support/chain.ts'
 import { restartSealing } from '../support/blocks.ts'
 import { createFakeClock } from '../support/fake-clock.ts'
 
+/** How long miner_stop may take to show in eth_mining. */
+const MINER_STOP_WAIT_MS = 5000
 const chain = await createTestChainFiles(t)
 const config = loadConfig({ ...process.env, ...chain.env })
 // The watchdog and the restart backoff run in fake time: the tests move it on.
@@ -95,6 +98,9 @@ t.test('the sealer can be restarted through the private miner API and seals agai
 t.test('a period-0 sealer stopped with a transaction pending is restarted by the watchdog, which seals it', async (t) => {
   // What go-ethereum#21189 leaves behind, made on purpose: a sealer that does not seal while a transaction waits.
   await node.rpc.call('miner_stop', [])
+  // miner_stop asks the miner's loop to stop: eth_mining can say true for a moment after it answers.
+  const stoppedBy = Date.now() + MINER_STOP_WAIT_MS
+  while (await node.rpc.call<boolean>('eth_mining', []) && Date.now() < stoppedBy) await sleep(20)
   t.equal(await node.rpc.call<boolean>('eth_mining', []), false)
   const started = clock.now()
   const before = restarts.length
