@@ -4,20 +4,28 @@
 // each round trip costs a wake-up of the server's process and of ours; the
 // indexer's store transaction sends its fixed statements this way.
 import type { Knex } from 'knex'
-
-type PgClient = { query: (text: string) => Promise<PgResult | PgResult[]> }
+import type pg from 'pg'
 
 export type PgResult = { rows: any[] }
 
-/** Runs `statements` in order in the caller's transaction, in one round trip; one result each. */
-export async function runStatements (trx: Knex.Transaction, statements: string[]): Promise<PgResult[]> {
-  const client = await trx.client.acquireConnection() as PgClient
+/**
+ * Runs `work` on the connection of the caller's transaction, for what knex's
+ * raw cannot send: several statements as one text, COPY, SQL's PREPARE.
+ */
+export async function onTransactionConnection<T> (trx: Knex.Transaction, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = await trx.client.acquireConnection() as pg.Client
   try {
-    const results = await client.query(statements.join(';\n'))
-    return Array.isArray(results) ? results : [results]
+    return await work(client)
   } finally {
     await trx.client.releaseConnection(client)
   }
+}
+
+/** Runs `statements` in order in the caller's transaction, in one round trip; one result each. */
+export async function runStatements (trx: Knex.Transaction, statements: string[]): Promise<PgResult[]> {
+  // pg answers a text of several statements with one result each (its types know only one).
+  const results = await onTransactionConnection(trx, async (client) => await client.query(statements.join(';\n')) as PgResult | PgResult[])
+  return Array.isArray(results) ? results : [results]
 }
 
 /** A whole number for a statement's text; anything else is refused. */

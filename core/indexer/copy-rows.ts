@@ -6,6 +6,7 @@
 import { finished } from 'node:stream/promises'
 import type { Knex } from 'knex'
 import { from as copyFrom } from 'pg-copy-streams'
+import { onTransactionConnection } from '../db/statements.ts'
 
 export type ColumnType = 'bytea' | 'bigint' | 'integer' | 'smallint' | 'numeric' | 'boolean' | 'text' | 'timestamptz' | 'integer[]'
 export type Columns<Row> = Array<[keyof Row & string, ColumnType]>
@@ -46,12 +47,9 @@ export async function copyRows<Row> (trx: Knex.Transaction, table: string, colum
     text += '\n'
   }
   const names = columns.map(([name]) => `"${name}"`).join(', ')
-  const client = await trx.client.acquireConnection() as { query: <T>(stream: T) => T }
-  try {
+  await onTransactionConnection(trx, async (client) => {
     const stream = client.query(copyFrom(`copy ${table} (${names}) from stdin`))
     stream.end(text)
     await finished(stream)
-  } finally {
-    await trx.client.releaseConnection(client)
-  }
+  })
 }

@@ -8,7 +8,7 @@ import { BULK_LOAD_ROW, finishBulkLoad, readBulkLoad } from './bulk-load.ts'
 import { copyRows, type ColumnType, type Columns } from './copy-rows.ts'
 import { BLOCK_COLUMNS, TRANSACTION_COLUMNS, LOG_COLUMNS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, COIN_BALANCE_COLUMNS, TOKEN_COLUMNS } from './row-columns.ts'
 import { announceReorg, commitAnnouncement } from './commit-feed.ts'
-import { inlineInteger, runStatements } from '../db/statements.ts'
+import { inlineInteger, onTransactionConnection, runStatements } from '../db/statements.ts'
 import { addDailyStats, takeOutDailyStats } from '../stats/daily-stats.ts'
 import type { LatestBalances } from './latest-balances.ts'
 import { writeFenced, type WriterFence } from './lock.ts'
@@ -51,12 +51,8 @@ async function insertRows<Row> (trx: Knex.Transaction, table: string, columns: C
     }
     return literal + '}'
   })
-  const client = await trx.client.acquireConnection() as { query: (sql: string, values: unknown[]) => Promise<unknown> }
-  try {
-    await client.query(`insert into ${table} (${names}) select ${selects} from unnest(${unnest}) as t(${aliases}) ${onConflict}`, values)
-  } finally {
-    await trx.client.releaseConnection(client)
-  }
+  await onTransactionConnection(trx, async (client) =>
+    await client.query(`insert into ${table} (${names}) select ${selects} from unnest(${unnest}) as t(${aliases}) ${onConflict}`, values))
 }
 
 /**

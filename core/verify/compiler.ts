@@ -158,10 +158,10 @@ export function createCompiler (options: CompilerOptions): Compiler {
       return [own, ...others]
     },
     async offeredVersions () {
-      const listed = downloader === undefined
-        ? []
-        : await Promise.race([downloader.listed(), sleep(LIST_WAIT_MS, [], { ref: false })]).catch(() => [] as string[])
-      const here = await compiler.listVersions()
+      const [here, listed] = await Promise.all([
+        compiler.listVersions(),
+        downloader === undefined ? [] : Promise.race([downloader.listed(), sleep(LIST_WAIT_MS, [], { ref: false })]).catch(() => [] as string[])
+      ])
       const available = new Set(here)
       return [...here, ...listed.filter((v) => !available.has(v)).sort(newestFirst)]
     },
