@@ -2,7 +2,7 @@
 // every kind of transaction the interpreter names sent to a real Geth,
 // indexed into PostgreSQL, then read through the routes.
 import t from 'tap'
-import { Interface, Wallet, getAddress, getCreateAddress, keccak256, parseEther } from 'ethers'
+import { Interface, Signature, Wallet, getAddress, getCreateAddress, keccak256, parseEther } from 'ethers'
 import { build } from '../../helper.ts'
 import { sendRound, sign, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
@@ -12,6 +12,7 @@ import { checkBadInput } from '../../support/rest.ts'
 import { createDecoder, type AbiSource } from '../../../core/decode/index.ts'
 import { createInterpreter } from '../../../core/interpreter/index.ts'
 import { runTag } from '../../../scripts/ops/tag.ts'
+import { CHAIN_ID } from '../../../core/config.ts'
 
 const fixture = (name: string) => new URL(`../../fixtures/contracts/${name}.sol`, import.meta.url)
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)
@@ -20,12 +21,14 @@ const rpc = app.geth.rpc
 const [alice, bob] = wallets as [Wallet, Wallet]
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 
-const [erc20, nftCode, multiCode, wethCode, routerCode, callerCode] = await Promise.all([
+const [erc20, nftCode, multiCode, wethCode, routerCode, callerCode, permitCode, operatorCode] = await Promise.all([
   compileContract(TEST_TOKEN_SOURCE, 'TestToken'), compileContract(fixture('TestNft'), 'TestNft'), compileContract(fixture('TestMulti'), 'TestMulti'),
-  compileContract(fixture('TestWeth'), 'TestWeth'), compileContract(fixture('TinyRouter'), 'TinyRouter'), compileContract(fixture('Caller'), 'Caller')
+  compileContract(fixture('TestWeth'), 'TestWeth'), compileContract(fixture('TinyRouter'), 'TinyRouter'), compileContract(fixture('Caller'), 'Caller'),
+  compileContract(fixture('Approvals'), 'PermitToken'), compileContract(fixture('Approvals'), 'OperatorNft')
 ])
 const abi = (c: CompiledContract) => new Interface(c.abi as never)
-const [token, nft, multi, weth, router, caller] = [erc20, nftCode, multiCode, wethCode, routerCode, callerCode].map(abi) as [Interface, Interface, Interface, Interface, Interface, Interface]
+const [token, nft, multi, weth, router, caller, permitToken, operatorNft] = [erc20, nftCode, multiCode, wethCode, routerCode, callerCode, permitCode, operatorCode].map(abi) as
+  [Interface, Interface, Interface, Interface, Interface, Interface, Interface, Interface]
 
 let nonce = Number(await rpc.call<string>('eth_getTransactionCount', [alice.address, 'pending']))
 const sent = new Map<string, string>()
@@ -35,14 +38,24 @@ async function send (name: string, tx: { to?: string, data?: string, value?: big
   return raw
 }
 const deployed = (offset: number) => getCreateAddress({ from: alice.address, nonce: nonce + offset })
-const addresses = { alpha: deployed(0), beta: deployed(1), nft: deployed(2), multi: deployed(3), weth: deployed(4), router: deployed(5), caller: deployed(6) }
+const addresses = {
+  alpha: deployed(0), beta: deployed(1), nft: deployed(2), multi: deployed(3), weth: deployed(4), router: deployed(5), caller: deployed(6), permit: deployed(7), operatorNft: deployed(8)
+}
 const deploy = async (name: string, code: CompiledContract, args: unknown[] = []) => await send(name, { data: code.bytecode + abi(code).encodeDeploy(args).slice(2) })
 await sendRound(rpc, [
   await deploy('deploy alpha', erc20, ['Alpha', 'ALP', parseEther('1000')]),
   await deploy('deploy beta', erc20, ['Beta', 'BET', parseEther('1000')]),
   await deploy('deploy nft', nftCode), await deploy('deploy multi', multiCode), await deploy('deploy weth', wethCode),
-  await deploy('deploy router', routerCode), await deploy('deploy caller', callerCode)
+  await deploy('deploy router', routerCode), await deploy('deploy caller', callerCode),
+  await deploy('deploy permit token', permitCode, [parseEther('1000')]), await deploy('deploy operator nft', operatorCode)
 ])
+// EIP-2612: Alice signs the permit off-chain (her first permit, nonce 0); the call carries the signature.
+const PERMIT_DEADLINE = 4_000_000_000n
+const permitSignature = Signature.from(await alice.signTypedData(
+  { name: 'Permit Token', version: '1', chainId: CHAIN_ID, verifyingContract: addresses.permit },
+  { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+  { owner: alice.address, spender: bob.address, value: parseEther('40'), nonce: 0n, deadline: PERMIT_DEADLINE }
+))
 const dropped = Array.from({ length: 5 }, () => Wallet.createRandom().address)
 const call = async (name: string, to: string, data: string, value?: bigint) => await send(name, { to, data, value, gasLimit: 400_000n })
 await sendRound(rpc, [
@@ -59,6 +72,14 @@ await sendRound(rpc, [
   await call('nft transfer', addresses.nft, nft.encodeFunctionData('transferFrom', [alice.address, bob.address, 1n])),
   await call('erc1155 mint', addresses.multi, multi.encodeFunctionData('mint', [alice.address, 7n, 50n])),
   await call('erc1155 batch', addresses.multi, multi.encodeFunctionData('safeBatchTransferFrom', [alice.address, bob.address, [7n], [20n], '0x'])),
+  await call('erc1155 single', addresses.multi, multi.encodeFunctionData('safeTransferFrom', [alice.address, bob.address, 7n, 5n, '0x'])),
+  await call('increase allowance', addresses.permit, permitToken.encodeFunctionData('increaseAllowance', [addresses.router, parseEther('25')])),
+  await call('permit', addresses.permit, permitToken.encodeFunctionData('permit', [
+    alice.address, bob.address, parseEther('40'), PERMIT_DEADLINE, permitSignature.v, permitSignature.r, permitSignature.s
+  ])),
+  await call('burn', addresses.permit, permitToken.encodeFunctionData('burn', [parseEther('3')])),
+  await call('mint operator nft', addresses.operatorNft, operatorNft.encodeFunctionData('mint', [alice.address, 5n])),
+  await call('approval for all', addresses.operatorNft, operatorNft.encodeFunctionData('setApprovalForAll', [addresses.router, true])),
   await call('unknown call', addresses.router, '0x12345678'),
   await call('inner failure', addresses.caller, caller.encodeFunctionData('tryFail')),
   await call('failed', addresses.alpha, token.encodeFunctionData('transferFrom', [bob.address, alice.address, 1n]))
@@ -75,7 +96,7 @@ const summariesOf = async (name: string) => {
 }
 const account = (address: string) => ({ type: 'address', value: { hash: getAddress(address), name: null, is_contract: false, is_verified: false } })
 const contract = (address: string, name: string | null) => ({ type: 'address', value: { hash: getAddress(address), name, is_contract: true, is_verified: false } })
-const tokenVar = (address: string, name: string, symbol: string, type: string, decimals: string | null) =>
+const tokenVar = (address: string, name: string | null, symbol: string | null, type: string, decimals: string | null) =>
   ({ type: 'token', value: { address: getAddress(address), address_hash: getAddress(address), name, symbol, decimals, type, icon_url: null } })
 const alpha = tokenVar(addresses.alpha, 'Alpha', 'ALP', 'ERC-20', '18')
 
@@ -135,6 +156,40 @@ t.test('GET /summary: swap, airdrop, wrap and unwrap, NFTs, ERC-1155, unknown ca
     summary_template_variables: { error: { type: 'string', value: 'execution reverted' }, to_address: contract(addresses.caller, null) }
   })
   t.equal(await summariesOf('failed'), null, 'a failed transaction: 200 with null, as Blockscout')
+})
+
+t.test('GET /summary: increaseAllowance, permit, burn, setApprovalForAll and an ERC-1155 single transfer, with every variable typed', async (t) => {
+  const pmt = tokenVar(addresses.permit, 'Permit Token', 'PMT', 'ERC-20', '18')
+  t.same((await summariesOf('increase allowance')).data.summaries, [{
+    summary_template: 'Increased the allowance of {spender_address} by {amount} {token}',
+    summary_template_variables: { spender_address: contract(addresses.router, null), amount: { type: 'currency', value: '25' }, token: pmt }
+  }])
+  const allowance = await rpc.call<string>('eth_call', [{ to: addresses.permit, data: permitToken.encodeFunctionData('allowance', [alice.address, bob.address]) }, 'latest'])
+  t.equal(BigInt(allowance), parseEther('40'), 'the signed permit was taken')
+  t.same((await summariesOf('permit')).data.summaries, [{
+    summary_template: 'Permitted {spender_address} to spend {amount} {token} of {owner_address} until {deadline}',
+    summary_template_variables: {
+      spender_address: account(bob.address), amount: { type: 'currency', value: '40' }, token: pmt, owner_address: account(alice.address), deadline: { type: 'timestamp', value: String(PERMIT_DEADLINE) }
+    }
+  }])
+  t.same((await summariesOf('burn')).data.summaries, [{
+    summary_template: 'Burned {amount} {token} from {from_address}',
+    summary_template_variables: { token: pmt, amount: { type: 'currency', value: '3' }, from_address: account(alice.address) }
+  }], 'burn() moves the tokens to the zero address: its transfer says it all')
+  t.same((await summariesOf('approval for all')).data.summaries, [{
+    summary_template: 'Approved {operator_address} to transfer all of {token}',
+    summary_template_variables: { operator_address: contract(addresses.router, null), token: tokenVar(addresses.operatorNft, 'Operator NFT', 'ONFT', 'ERC-721', null) }
+  }])
+  t.same((await summariesOf('erc1155 single')).data.summaries, [{
+    summary_template: 'Transferred {amount} {token} #{token_id} from {from_address} to {to_address}',
+    summary_template_variables: {
+      token: tokenVar(addresses.multi, null, null, 'ERC-1155', null),
+      amount: { type: 'currency', value: '5' },
+      token_id: { type: 'string', value: '7' },
+      from_address: account(alice.address),
+      to_address: account(bob.address)
+    }
+  }], 'TransferSingle: one line')
 })
 
 t.test('GET /summary and /interpretation answer 404 for an unknown transaction and 422 for a malformed hash', async (t) => {
