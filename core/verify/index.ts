@@ -27,8 +27,12 @@ export type VerificationEvent = { address: string, status: 'success' } | { addre
 
 export type Verifier = {
   compiler: Compiler
-  /** Calls `listener` after every verification; returns the unsubscribe. */
-  subscribe (listener: (event: VerificationEvent) => void): () => void
+  /**
+   * Calls `listener` after every verification; returns the unsubscribe. A
+   * listener's promise (a cache it drops) is awaited before the verification
+   * answers, so that a read made after the answer sees the verified contract.
+   */
+  subscribe (listener: (event: VerificationEvent) => void | Promise<void>): () => void
   /** Verifies now; throws a coded GW_ERR_VERIFY_* error. */
   verify (request: VerificationRequest): Promise<VerificationResult>
   /** Queues a verification and returns its guid at once. */
@@ -59,9 +63,15 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
-  const listeners = new Set<(event: VerificationEvent) => void>()
-  const tell = (event: VerificationEvent): void => {
-    for (const listener of listeners) listener(event)
+  const listeners = new Set<(event: VerificationEvent) => void | Promise<void>>()
+  const tell = async (event: VerificationEvent): Promise<void> => {
+    await Promise.all([...listeners].map(async (listener) => {
+      try {
+        await listener(event)
+      } catch (err) {
+        log.warn({ err, address: event.address }, 'a listener of contract verification failed')
+      }
+    }))
   }
 
   function forgetOld (): void {
@@ -85,10 +95,10 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
         result = await verifyContract({ db, queries, rpc, compiler }, request)
       } catch (error) {
         const { code, message } = error as { code?: string, message: string }
-        tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })
+        await tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })
         throw error
       }
-      tell({ address: result.contract.address, status: 'success' })
+      await tell({ address: result.contract.address, status: 'success' })
       log.info({ address: result.contract.address, name: result.contract.name, match: result.contract.matchType, status: result.status, method: request.method }, 'contract verification')
       return result
     },

@@ -40,10 +40,11 @@ async function interpreter (app: FastifyInstance, options: InterpreterPluginOpti
   app.decorate('interpreter', interpreter)
   if (verified === undefined) return
   // A verified contract may be named in any cached summary, also as a proxy's implementation: all of them are read again.
-  const stop = app.verifier.subscribe((event) => {
+  // Awaited by the verification (core/verify): a summary asked after its answer is written anew.
+  const stop = app.verifier.subscribe(async (event) => {
     if (event.status !== 'success') return
     verified.forget()
-    interpreter.invalidateAll().catch((err: unknown) => app.log.warn({ err, address: event.address }, 'dropping cached interpretations after a verification failed'))
+    await interpreter.invalidateAll().catch((err: unknown) => app.log.warn({ err, address: event.address }, 'dropping cached interpretations after a verification failed'))
   })
   app.addHook('onClose', async () => { stop() })
 }

@@ -1,7 +1,9 @@
 // Summaries and interpretations on a real chain: contracts compiled by solc,
 // every kind of transaction the interpreter names sent to a real Geth,
-// indexed into PostgreSQL, then read through the routes.
+// indexed into PostgreSQL, then read through the routes; a contract verified
+// through the REST route.
 import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Interface, Signature, Wallet, getAddress, getCreateAddress, keccak256, parseEther } from 'ethers'
 import { build } from '../../helper.ts'
 import { sendRound, sign, writeFundedAlloc } from '../../support/blocks.ts'
@@ -9,8 +11,7 @@ import { waitForIndexed } from '../../support/indexer.ts'
 import { compileContract, TEST_TOKEN_SOURCE, type CompiledContract } from '../../support/contracts.ts'
 import { checkSpec, OPENAPI_SPEC_PRESENT } from '../../support/openapi.ts'
 import { checkBadInput } from '../../support/rest.ts'
-import { createDecoder, type AbiSource } from '../../../core/decode/index.ts'
-import { createInterpreter } from '../../../core/interpreter/index.ts'
+import { BUNDLED_VERSION, readFixture, standardInput } from '../../support/verify.ts'
 import { runTag } from '../../../scripts/ops/tag.ts'
 import { CHAIN_ID } from '../../../core/config.ts'
 
@@ -99,6 +100,7 @@ const contract = (address: string, name: string | null) => ({ type: 'address', v
 const tokenVar = (address: string, name: string | null, symbol: string | null, type: string, decimals: string | null) =>
   ({ type: 'token', value: { address: getAddress(address), address_hash: getAddress(address), name, symbol, decimals, type, icon_url: null } })
 const alpha = tokenVar(addresses.alpha, 'Alpha', 'ALP', 'ERC-20', '18')
+const cached = async (name: string) => (await app.db.knex('transaction_interpretations').where('transaction_hash', Buffer.from(hashOf(name).slice(2), 'hex')).first()) !== undefined
 
 if (!OPENAPI_SPEC_PRESENT) t.comment('../shared/api is absent: responses are not checked against Blockscout\'s OpenAPI spec')
 
@@ -233,6 +235,35 @@ t.test('GET /interpretation: decoded input and logs equal ethers\' decoding; eve
   t.equal(failed.summaries, null)
 })
 
+t.test('a verification through the REST route names the contract in its creation\'s summary and drops the summaries cached before', async (t) => {
+  const tryFail = caller.getFunction('tryFail')!.selector
+  const creation = (address: unknown) => [{ summary_template: 'Created contract {contract_address}', summary_template_variables: { contract_address: address } }]
+  const innerFailure = (method: string, to: unknown) => [
+    { summary_template: 'Called {method} on {to_address}', summary_template_variables: { method: { type: 'method', value: method }, to_address: to } },
+    { summary_template: 'An internal call to {to_address} failed ({error}); the transaction succeeded', summary_template_variables: { error: { type: 'string', value: 'execution reverted' }, to_address: to } }
+  ]
+  t.same((await summariesOf('deploy caller')).data.summaries, creation(contract(addresses.caller, null)))
+  t.same((await summariesOf('inner failure')).data.summaries, innerFailure(tryFail, contract(addresses.caller, null)), 'tryFail() is in no signature table: its selector')
+  t.ok(await cached('inner failure'), 'and cached')
+
+  // The verification answers once its listeners, the interpreter's invalidation among them, are done: a slow one shows it.
+  let listened = false
+  t.teardown(app.verifier.subscribe(async () => { await sleep(200); listened = true }))
+  const input = standardInput({ 'Caller.sol': await readFixture('Caller.sol') })
+  const answer = await app.inject({
+    method: 'POST', url: `/api/v2/smart-contracts/${addresses.caller}/verification/via/standard-input`, payload: { compiler_version: BUNDLED_VERSION, contract_name: 'Caller', input }
+  })
+  t.same([answer.statusCode, answer.json()], [200, { message: 'Smart-contract verification started' }])
+  t.ok(listened, 'answered after the listeners')
+
+  const verified = { type: 'address', value: { hash: getAddress(addresses.caller), name: 'Caller', is_contract: true, is_verified: true } }
+  t.same((await summariesOf('deploy caller')).data.summaries, creation(verified), 'the creation names the verified contract')
+  t.same((await summariesOf('inner failure')).data.summaries, innerFailure('tryFail', verified), 'the cached summary was dropped: the verified ABI decodes the call')
+  const found = (await get(`/api/v2/transactions/${hashOf('inner failure')}/interpretation`)).json()
+  t.same(found.decoded_input, { method_id: tryFail.slice(2), method_call: 'tryFail()', parameters: [] })
+  t.same(found.summaries_text, ['Called tryFail on Caller', 'An internal call to Caller failed (execution reverted); the transaction succeeded'])
+})
+
 t.test('GET /addresses/{hash}/interpretations pages newest first, once each', async (t) => {
   const seen: string[] = []
   let query = ''
@@ -265,20 +296,8 @@ t.test('GraphQL Transaction.summary answers the same summaries, null for a faile
   t.same(failed, { data: { transaction: { summary: null } } })
 })
 
-t.test('an ABI source with a verified contract: its ABI decodes the call and its name names it', async (t) => {
-  const abiSource: AbiSource = { abiFor: async (address) => address === addresses.caller.toLowerCase() ? { name: 'Caller', abi: callerCode.abi } : null }
-  const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder: createDecoder({ abiSource }), coinSymbol: 'TEST' })
-  // As the lead's verification will, once it stored the contract: the summaries cached before no longer hold.
-  t.ok(await interpreter.invalidate([addresses.caller.toLowerCase()]) >= 1)
-  const found = (await interpreter.interpretation(hashOf('inner failure')))!
-  t.same(found.decoded_input, { method_id: caller.getFunction('tryFail')!.selector.slice(2), method_call: 'tryFail()', parameters: [] })
-  t.same(found.summaries_text, ['Called tryFail on Caller', 'An internal call to Caller failed (execution reverted); the transaction succeeded'])
-  t.same(found.transaction.to, { hash: getAddress(addresses.caller), name: 'Caller', is_contract: true, is_verified: true })
-})
-
 t.test('summaries are cached in PostgreSQL; invalidateInterpretations forgets those naming an address; a reorg removes them', async (t) => {
   const db = app.db.knex
-  const cached = async (name: string) => (await db('transaction_interpretations').where('transaction_hash', Buffer.from(hashOf(name).slice(2), 'hex')).first()) !== undefined
   t.ok(await cached('swap'), 'written when first asked')
   t.notOk(await cached('failed'), 'a failed transaction has none')
   // A stale row shows it is read back, not recomputed.
