@@ -13,6 +13,8 @@ import { bumpInterpretationGeneration, invalidateInterpretations, readCachedSumm
 import type { AddressParam, InterpretationFacts, Summary, TokenFacts } from './types.ts'
 import { tokenVariable } from './variables.ts'
 import type { Queries } from '../queries/index.ts'
+import type { RpcClient } from '../rpc/client.ts'
+import { isPendingTransaction } from './pending.ts'
 
 export { invalidateInterpretations, bumpInterpretationGeneration } from './cache.ts'
 export { summarize } from './summarize.ts'
@@ -24,9 +26,10 @@ export const INTERPRETATIONS_PAGE_SIZE = 20
 /** An interpretation lists at most this many logs and inner calls (Blockscout sends its interpreter 50). */
 const MAX_LISTED = 50
 
-export type InterpreterOptions = { db: Knex, queries: Queries, decoder: Decoder, coinSymbol: string }
+/** `rpc`: the node, asked about a transaction the index does not hold (pending or unknown); without it, such a one is unknown. */
+export type InterpreterOptions = { db: Knex, queries: Queries, decoder: Decoder, coinSymbol: string, rpc?: RpcClient }
 
-/** A summary answer: undefined for an unknown transaction, null for one that did not succeed (as Blockscout). */
+/** A summary answer: undefined for an unknown transaction, null for one that did not succeed or is pending (as Blockscout). */
 export type SummaryAnswer = Summary[] | null | undefined
 
 export type Interpreter = {
@@ -75,7 +78,7 @@ function presentInterpretation ({ row, facts }: LoadedFacts, summaries: Summary[
   }
 }
 
-export function createInterpreter ({ db, queries, decoder, coinSymbol }: InterpreterOptions): Interpreter {
+export function createInterpreter ({ db, queries, decoder, coinSymbol, rpc }: InterpreterOptions): Interpreter {
   /** Summaries of loaded facts: the cached ones when current, else written now and kept. */
   async function summariesOf (loaded: LoadedFacts): Promise<Summary[] | null> {
     if (loaded.facts.transaction.status !== 'ok') return null
@@ -98,7 +101,9 @@ export function createInterpreter ({ db, queries, decoder, coinSymbol }: Interpr
       if (cached !== undefined) return cached
       // A failed transaction has no summary and none is cached: its row alone answers.
       const row = await queries.findInterpretedTransaction(Buffer.from(hash.slice(2), 'hex'))
-      if (row === undefined || row.status !== 1) return row === undefined ? undefined : null
+      // Not indexed: pending in the node's pool (no summary yet, as Blockscout), else unknown.
+      if (row === undefined) return rpc !== undefined && await isPendingTransaction(rpc, hash) ? null : undefined
+      if (row.status !== 1) return null
       return await summariesOf(await loadFactsOf(queries, decoder, row, coinSymbol))
     },
     interpretation,

@@ -35,7 +35,7 @@ export function interpreterOf (app: FastifyInstance): { decoder: Decoder, interp
 async function interpreter (app: FastifyInstance, options: InterpreterPluginOptions): Promise<void> {
   const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, queries: app.queries, proxies: app.verifier.proxies }) : undefined
   const decoder = createDecoder({ abiSource: verified ?? NO_VERIFIED_ABIS })
-  const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: options.coinSymbol })
+  const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: options.coinSymbol, rpc: app.geth.rpc })
   app.decorate('decoder', decoder)
   app.decorate('interpreter', interpreter)
   if (verified === undefined) return
@@ -49,4 +49,4 @@ async function interpreter (app: FastifyInstance, options: InterpreterPluginOpti
   app.addHook('onClose', async () => { stop() })
 }
 
-export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db'] })
+export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db', 'geth'] })

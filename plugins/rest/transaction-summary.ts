@@ -1,7 +1,8 @@
 // Blockscout's transaction summary, written by this gateway's own interpreter
 // (core/interpreter) instead of Blockscout's closed interpretation service:
 // the same answer shapes, 200 with null for a transaction that did not
-// succeed, 404 for one not indexed, 422 for a malformed hash.
+// succeed or that the node holds pending, 404 for one neither indexed nor
+// pending, 422 for a malformed hash.
 import type { Interpreter } from '../../core/interpreter/index.ts'
 import { message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { sendJsonText } from './present.ts'
@@ -27,7 +28,7 @@ export const summary = {
 
 const summaryResponse = {
   type: ['object', 'null'],
-  description: 'null when the transaction did not succeed',
+  description: 'null when the transaction did not succeed or is pending',
   properties: {
     success: { type: 'boolean' },
     data: { type: 'object', required: ['summaries'], properties: { summaries: { type: 'array', items: summary } } }
@@ -38,7 +39,7 @@ export async function transactionSummaryRoutes (app: RestApp, { interpreter }: {
   app.get('/transactions/:transaction_hash_param/summary', {
     schema: {
       tags: ['transactions'],
-      summary: 'A human-readable summary of the transaction (null when it failed); `just_request_body` is accepted and ignored: no external service is asked',
+      summary: 'A human-readable summary of the transaction (null when it failed or is pending); `just_request_body` is accepted and ignored: no external service is asked',
       params: transactionHashParams,
       querystring: query({ just_request_body: { type: 'boolean' } }),
       response: { 200: summaryResponse, 404: message, 422: validationError }
@@ -46,7 +47,7 @@ export async function transactionSummaryRoutes (app: RestApp, { interpreter }: {
   }, async (request, reply) => {
     const summaries = await interpreter.summaries(request.params.transaction_hash_param.toLowerCase())
     if (summaries === undefined) throw new NotFoundError()
-    // Blockscout answers a body of null for a transaction that is not ok.
+    // Blockscout answers a body of null for a transaction that is not ok, or not sealed yet.
     if (summaries === null) return await sendJsonText(reply, 'null')
     return { success: true, data: { summaries } }
   })

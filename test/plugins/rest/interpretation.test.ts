@@ -1,7 +1,7 @@
 // Summaries and interpretations on a real chain: contracts compiled by solc,
 // every kind of transaction the interpreter names sent to a real Geth,
 // indexed into PostgreSQL, then read through the routes; a contract verified
-// through the REST route.
+// through the REST route, and a transaction still pending in the node.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Interface, Signature, Wallet, getAddress, getCreateAddress, keccak256, parseEther } from 'ethers'
@@ -16,10 +16,11 @@ import { runTag } from '../../../scripts/ops/tag.ts'
 import { CHAIN_ID } from '../../../core/config.ts'
 
 const fixture = (name: string) => new URL(`../../fixtures/contracts/${name}.sol`, import.meta.url)
-const { wallets, allocFile } = await writeFundedAlloc(t, 2)
+const { wallets, allocFile } = await writeFundedAlloc(t, 3)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile, COIN_SYMBOL: 'TEST' })
 const rpc = app.geth.rpc
-const [alice, bob] = wallets as [Wallet, Wallet]
+// Carol sends only the pending transaction: Alice's and Bob's lists stay as asserted.
+const [alice, bob, carol] = wallets as [Wallet, Wallet, Wallet]
 const get = async (path: string) => await app.inject({ method: 'GET', url: path })
 
 const [erc20, nftCode, multiCode, wethCode, routerCode, callerCode, permitCode, operatorCode] = await Promise.all([
@@ -201,6 +202,33 @@ t.test('GET /summary and /interpretation answer 404 for an unknown transaction a
       ['/api/v2/addresses/0x12/interpretations', '/address_hash_param']],
     missing: [`/api/v2/transactions/${unknown}/summary`, `/api/v2/transactions/${unknown}/interpretation`]
   })
+})
+
+t.test('GET /summary answers 200 null for a transaction pending in the node, its summary once sealed, and 404 for one the node does not know', async (t) => {
+  const stranger = Wallet.createRandom().address
+  const raw = await sign(carol, { to: stranger, value: parseEther('0.25'), gasLimit: 21_000n, nonce: 0 })
+  const hash = keccak256(raw)
+  await rpc.call('miner_stop', [])
+  try {
+    // miner_stop asks the miner's loop to stop: eth_mining can say true for a moment after it answers.
+    const stoppedBy = Date.now() + 5000
+    while (await rpc.call<boolean>('eth_mining', []) && Date.now() < stoppedBy) await sleep(20)
+    await rpc.call('eth_sendRawTransaction', [raw])
+    t.equal((await rpc.call<{ blockNumber: string | null }>('eth_getTransactionByHash', [hash])).blockNumber, null, 'pending in the node')
+    const pending = await get(`/api/v2/transactions/${hash}/summary`)
+    t.equal(pending.statusCode, 200)
+    t.equal(pending.body, 'null', 'pending: null, as Blockscout')
+    const unknown = await get(`/api/v2/transactions/${keccak256(hash)}/summary`)
+    t.same([unknown.statusCode, unknown.json()], [404, { message: 'Not found' }], 'unknown to the node too')
+    t.equal((await get(`/api/v2/transactions/${hash}/interpretation`)).statusCode, 404, 'the interpretation is of indexed transactions only')
+  } finally {
+    await rpc.call('miner_start', [])
+  }
+  const sealedBy = Date.now() + 30_000
+  while (await rpc.call('eth_getTransactionReceipt', [hash]) === null && Date.now() < sealedBy) await sleep(50)
+  await waitForIndexed(app)
+  const sealed = await get(`/api/v2/transactions/${hash}/summary`)
+  t.same(sealed.json().data.summaries, [{ summary_template: 'Sent {amount} {native} to {to_address}', summary_template_variables: { amount: { type: 'currency', value: '0.25' }, to_address: account(stranger) } }])
 })
 
 t.test('GET /interpretation: decoded input and logs equal ethers\' decoding; every address named', async (t) => {
