@@ -1,18 +1,20 @@
 // Contract verification through Blockscout's routes on a real chain: an
 // ERC-20 with constructor arguments and immutables by standard JSON input
 // (multipart, as Blockscout's front end sends it) and by flattened code, a
-// library-linking contract by multi-part sources, an EIP-1967 proxy and
-// EIP-1167 clone, a factory's children (bytecode twins), and every way a
-// verification can fail, storing nothing.
+// library-linking contract by multi-part sources, an ERC-721 and an
+// ERC-1155, an EIP-1967 proxy (itself too) and EIP-1167 clone, a beacon proxy
+// and an EIP-1822 proxy, a factory's children (bytecode twins), and every way
+// a verification can fail, storing nothing.
 import t from 'tap'
 import WebSocket from 'ws'
 import { Socket } from 'phoenix'
-import { AbiCoder, getAddress, getCreateAddress } from 'ethers'
+import { AbiCoder, Interface, getAddress, getCreateAddress } from 'ethers'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { responseValidator } from '../../support/openapi.ts'
-import { BUNDLED_VERSION, compileStandard, createSender, readFixture, standardInput } from '../../support/verify.ts'
+import { BUNDLED_VERSION, compileStandard, createSender, fixturePath, readFixture, standardInput } from '../../support/verify.ts'
+import { compileContract } from '../../support/contracts.ts'
 import { findVerifiedContract } from '../../../core/verify/index.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 1)
@@ -51,6 +53,22 @@ const incrementInput = counterCode!.abi.encodeFunctionData('increment')
 const [incrementDirect, incrementViaProxy] = [await sender.send(counter.address, incrementInput), await sender.send(proxy.address, incrementInput)]
 // A contract's nonce starts at 1 (EIP-161).
 const [child1, child2, clone] = [1, 2, 3].map((nonce) => getCreateAddress({ from: factory.address, nonce }).toLowerCase()) as [string, string, string]
+
+// An ERC-721 and an ERC-1155, deployed from the JSON committed beside their sources (compiled from the same standard input).
+const committed = async (file: string, name: string) => await compileContract(fixturePath(file), name)
+const [nftCode, multiCode] = await Promise.all([committed('TestNft.sol', 'TestNft'), committed('TestMulti.sol', 'TestMulti')])
+const nft = await sender.deploy(nftCode.bytecode)
+const multi = await sender.deploy(multiCode.bytecode)
+// A beacon proxy and an EIP-1822 proxy, both to Tally; tallyUp() is in no signature table.
+const [tallyCode, beaconCode, beaconProxyCode, uupsProxyCode] = await Promise.all(['Tally', 'Beacon', 'BeaconProxy', 'UupsProxy'].map(async (name) => await committed('Upgradeable.sol', name)))
+const addressArg = (address: string) => AbiCoder.defaultAbiCoder().encode(['address'], [address]).slice(2)
+const tally = await sender.deploy(tallyCode!.bytecode)
+const beacon = await sender.deploy(beaconCode!.bytecode + addressArg(tally.address))
+const beaconProxy = await sender.deploy(beaconProxyCode!.bytecode + addressArg(beacon.address))
+const uupsProxy = await sender.deploy(uupsProxyCode!.bytecode + addressArg(tally.address))
+const tallyUp = new Interface(tallyCode!.abi as never).encodeFunctionData('tallyUp')
+const tallyViaBeacon = await sender.send(beaconProxy.address, tallyUp)
+const tallyViaUups = await sender.send(uupsProxy.address, tallyUp)
 await waitForIndexed(app)
 
 /** A multipart form as Blockscout's front end sends it (fetch over the real socket). */
@@ -66,6 +84,19 @@ const postJson = async (path: string, body: object) => {
   return { status: response.statusCode, json: response.json() }
 }
 const via = (address: string, method: string) => `/api/v2/smart-contracts/${address}/verification/via/${method}`
+/** The detail's fields of a full match of a single source by standardInput()'s settings. */
+const FULL_MATCH_BY_STANDARD_INPUT = {
+  is_verified: true,
+  is_fully_verified: true,
+  is_partially_verified: false,
+  verified_twin_address_hash: null,
+  compiler_version: BUNDLED_VERSION,
+  optimization_enabled: true,
+  optimization_runs: 200,
+  evm_version: 'paris',
+  additional_sources: [],
+  language: 'solidity'
+}
 
 t.test('verification/config offers the bundled compiler, evm versions and the methods served', async (t) => {
   const config = (await get('/api/v2/smart-contracts/verification/config')).json()
@@ -85,19 +116,10 @@ t.test('standard-input (multipart) verifies a token: detail, address, list, coun
   const detail = (await get(`/api/v2/smart-contracts/${tokenA.address}`)).json()
   t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
   t.match(detail, {
-    is_verified: true,
-    is_fully_verified: true,
-    is_partially_verified: false,
-    verified_twin_address_hash: null,
+    ...FULL_MATCH_BY_STANDARD_INPUT,
     name: 'VerifiedToken',
-    compiler_version: BUNDLED_VERSION,
-    optimization_enabled: true,
-    optimization_runs: 200,
-    evm_version: 'paris',
     file_path: 'contracts/VerifiedToken.sol',
     source_code: tokenSource,
-    additional_sources: [],
-    language: 'solidity',
     license_type: 'mit',
     constructor_args: '0x' + tokenArgs('Token A', 1000n),
     has_constructor_args: true,
@@ -226,6 +248,78 @@ t.test('proxies: an EIP-1967 proxy and an EIP-1167 clone name their implementati
     t.match(detail, { proxy_type: type, implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }] }, type)
   }
   t.match((await get(`/api/v2/smart-contracts/${counter.address}`)).json(), { proxy_type: null, implementations: [] }, 'the implementation is no proxy')
+})
+
+t.test('the EIP-1967 proxy itself verifies: its name, constructor argument and implementation; calls through it still decode by the implementation', async (t) => {
+  // Runs after the proxies test, which verified Counter.
+  const answer = await postJson(via(proxy.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Proxies.sol:SlotProxy', input: proxiesInput })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  const detail = (await get(`/api/v2/smart-contracts/${proxy.address}`)).json()
+  t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
+  t.match(detail, {
+    is_verified: true,
+    is_fully_verified: true,
+    name: 'SlotProxy',
+    file_path: 'Proxies.sol',
+    source_code: proxiesSource,
+    constructor_args: '0x' + addressArg(counter.address),
+    has_constructor_args: true,
+    proxy_type: 'eip1967',
+    implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }]
+  })
+  t.same(detail.decoded_constructor_args, [[getAddress(counter.address), { internalType: 'address', name: 'implementation', type: 'address' }]])
+  t.same(detail.abi.map((item: { type: string }) => item.type).sort(), ['constructor', 'fallback'], 'the proxy\'s own ABI')
+  t.match((await get(`/api/v2/addresses/${proxy.address}`)).json(), { is_verified: true, name: 'SlotProxy', is_contract: true })
+  t.match((await get(`/api/v2/transactions/${incrementViaProxy}`)).json().decoded_input, { method_call: 'increment()', parameters: [] }, 'its own ABI, then Counter\'s')
+})
+
+t.test('an ERC-721 and an ERC-1155 verify by standard input: every verified field', async (t) => {
+  for (const [deployed, file, name, compiled] of [[nft, 'TestNft.sol', 'TestNft', nftCode], [multi, 'TestMulti.sol', 'TestMulti', multiCode]] as const) {
+    const source = await readFixture(file)
+    const answer = await postJson(via(deployed.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: name, license_type: 'mit', input: standardInput({ [file]: source }) })
+    t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } }, name)
+    const detail = (await get(`/api/v2/smart-contracts/${deployed.address}`)).json()
+    t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
+    t.match(detail, {
+      ...FULL_MATCH_BY_STANDARD_INPUT,
+      name,
+      file_path: file,
+      source_code: source,
+      license_type: 'mit',
+      constructor_args: null,
+      decoded_constructor_args: null,
+      has_constructor_args: false,
+      external_libraries: [],
+      proxy_type: null,
+      implementations: []
+    }, name)
+    t.same(detail.abi, compiled.abi, `${name}: the compiler's whole ABI`)
+    t.match(detail.compiler_settings, { evmVersion: 'paris', optimizer: { enabled: true, runs: 200 } })
+    t.match((await get(`/api/v2/addresses/${deployed.address}`)).json(), { is_verified: true, name, is_contract: true })
+    t.match(await findVerifiedContract(db, deployed.address), { name, matchType: 'full', constructorArguments: null, verificationMethod: 'standard-input' })
+  }
+})
+
+t.test('a beacon proxy and an EIP-1822 proxy show their implementation; once it is verified, calls through them decode by its ABI', async (t) => {
+  for (const hash of [tallyViaBeacon, tallyViaUups]) t.equal((await get(`/api/v2/transactions/${hash}`)).json().decoded_input, null, 'nothing decodes tallyUp() yet')
+  const kinds = [[beaconProxy.address, 'eip1967', 'the beacon\'s implementation()'], [uupsProxy.address, 'eip1822', 'the PROXIABLE slot']] as const
+  for (const [address, type, why] of kinds) {
+    t.match((await get(`/api/v2/smart-contracts/${address}`)).json(), { proxy_type: type, implementations: [{ address_hash: getAddress(tally.address), name: null }] }, why)
+  }
+  const answer = await postJson(via(tally.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Tally', input: standardInput({ 'Upgradeable.sol': await readFixture('Upgradeable.sol') }) })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  for (const [address, type, why] of kinds) {
+    const detail = (await get(`/api/v2/smart-contracts/${address}`)).json()
+    t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
+    t.match(detail, { proxy_type: type, implementations: [{ address_hash: getAddress(tally.address), name: 'Tally' }] }, why)
+    t.equal(detail.is_verified, undefined, 'the proxy itself is not verified')
+  }
+  t.match((await get(`/api/v2/smart-contracts/${beacon.address}`)).json(), { proxy_type: null, implementations: [] }, 'the beacon is no proxy')
+  for (const [hash, through] of [[tallyViaBeacon, 'the beacon proxy'], [tallyViaUups, 'the EIP-1822 proxy']] as const) {
+    const detail = (await get(`/api/v2/transactions/${hash}`)).json()
+    t.match(detail.decoded_input, { method_call: 'tallyUp()', parameters: [] }, through)
+    t.equal(detail.method, 'tallyUp', through)
+  }
 })
 
 t.test('once Counter is verified, calls to it and through its proxy are decoded by its ABI and summarised with its name', async (t) => {
