@@ -12,22 +12,25 @@ export type VerifiedAbi = { name: string, abi: Abi, implementation?: { name: str
 
 /**
  * Where verified ABIs come from. `abiFor` takes a lowercase 0x-address and
- * answers null when the address has no verified contract.
+ * answers null when the address has no verified contract. With `blockNumber`
+ * a proxy's implementation is the one it had at that block (a transaction's
+ * interpretation); without it, the current one.
  */
-export type AbiSource = { abiFor (address: string): Promise<VerifiedAbi | null> }
+export type AbiSource = { abiFor (address: string, blockNumber?: number): Promise<VerifiedAbi | null> }
 
 /** An instance with no verified contract: every decoding falls back to the selector table. */
 export const NO_VERIFIED_ABIS: AbiSource = { abiFor: async () => null }
 
 export type DecoderOptions = { abiSource: AbiSource, maxCachedEntries?: number }
 
+/** `blockNumber`, where given, is the block a proxy's implementation is read at (see AbiSource). */
 export type Decoder = {
   /** The input of a call to `to` (null for a creation), or null when nothing decodes it. */
-  decodeInput (to: string | null, input: string): Promise<DecodedInput | null>
+  decodeInput (to: string | null, input: string, blockNumber?: number): Promise<DecodedInput | null>
   /** A log `address` emitted. */
-  decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string): Promise<DecodedLog | null>
+  decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string, blockNumber?: number): Promise<DecodedLog | null>
   /** The name a verified contract was given, or null. */
-  contractName (address: string): Promise<string | null>
+  contractName (address: string, blockNumber?: number): Promise<string | null>
   /** Forget cached decodings: after verification stored a contract. */
   clear (): void
 }
@@ -45,28 +48,30 @@ function combinedAbi (verified: VerifiedAbi | null): Abi | null {
 export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODINGS }: DecoderOptions): Decoder {
   const inputs = createLru<DecodedInput | null>(maxCachedEntries)
   const logs = createLru<DecodedLog | null>(maxCachedEntries)
-  const abiOf = async (address: string) => combinedAbi(await abiSource.abiFor(address.toLowerCase()))
+  const abiOf = async (address: string, blockNumber: number | undefined) => combinedAbi(await abiSource.abiFor(address.toLowerCase(), blockNumber))
+  // A decoding at a block is kept apart from the current one: a proxy may have been upgraded since.
+  const at = (blockNumber: number | undefined) => blockNumber === undefined ? '' : `${blockNumber}:`
   return {
-    async decodeInput (to, input) {
+    async decodeInput (to, input, blockNumber) {
       if (to === null || input.length < 10) return null
       // The key holds the selector: it is the input's head.
-      const key = to.toLowerCase() + input
+      const key = at(blockNumber) + to.toLowerCase() + input
       const cached = inputs.get(key)
       if (cached !== undefined) return cached
-      const decoded = decodeInput(input, await abiOf(to))
+      const decoded = decodeInput(input, await abiOf(to, blockNumber))
       inputs.set(key, decoded)
       return decoded
     },
-    async decodeLog (address, topics, data) {
-      const key = address.toLowerCase() + topics.join('') + data
+    async decodeLog (address, topics, data, blockNumber) {
+      const key = at(blockNumber) + address.toLowerCase() + topics.join('') + data
       const cached = logs.get(key)
       if (cached !== undefined) return cached
-      const decoded = decodeLog(topics, data, await abiOf(address))
+      const decoded = decodeLog(topics, data, await abiOf(address, blockNumber))
       logs.set(key, decoded)
       return decoded
     },
-    async contractName (address) {
-      return (await abiSource.abiFor(address.toLowerCase()))?.name ?? null
+    async contractName (address, blockNumber) {
+      return (await abiSource.abiFor(address.toLowerCase(), blockNumber))?.name ?? null
     },
     clear () {
       inputs.clear()

@@ -18,13 +18,14 @@ function parameterAddresses (parameters: readonly DecodedParameter[]): string[] 
   return parameters.filter((p) => p.type === 'address' && typeof p.value === 'string' && ADDRESS_PARAM.test(p.value)).map((p) => (p.value as string).toLowerCase())
 }
 
-async function nameAddresses (queries: Queries, decoder: Decoder, addresses: Set<string>) {
+/** Names at the transaction's block: a proxy is named by the implementation it had then. */
+async function nameAddresses (queries: Queries, decoder: Decoder, addresses: Set<string>, blockNumber: number) {
   const rows = await queries.readAddresses([...addresses])
   const named = new Map<string, AddressParam>()
   const tokens = new Map<string, TokenFacts>()
   await Promise.all(rows.map(async (r) => {
     // Only code can be verified: most addresses a transaction touches are accounts, and they cost nothing here.
-    const verifiedName = r.is_contract ? await decoder.contractName(r.hash) : null
+    const verifiedName = r.is_contract ? await decoder.contractName(r.hash, blockNumber) : null
     if (r.token_type !== null) tokens.set(r.hash, { address: r.hash, type: r.token_type, name: r.token_name, symbol: r.token_symbol, decimals: r.token_decimals })
     named.set(r.hash, { hash: getAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol ?? r.tag, is_contract: r.is_contract, is_verified: verifiedName !== null })
   }))
@@ -42,7 +43,8 @@ export async function loadFactsOf (queries: Queries, decoder: Decoder, row: Inte
   const hash = Buffer.from(row.hash.slice(2), 'hex')
   const [parts, decodedInput] = await Promise.all([
     queries.readTransactionParts(hash),
-    row.to !== null && row.to_is_contract ? decoder.decodeInput(row.to, row.input) : null
+    // Decoded at the transaction's block, so that a proxy upgraded since, on any instance, reads the same.
+    row.to !== null && row.to_is_contract ? decoder.decodeInput(row.to, row.input, row.block_number) : null
   ])
   const tokenTransfers = parts.transfers.map((t) => ({
     token: { address: hex(t.token_address)!, type: t.token_type, name: t.name, symbol: t.symbol, decimals: t.decimals },
@@ -56,7 +58,7 @@ export async function loadFactsOf (queries: Queries, decoder: Decoder, row: Inte
     const topics = [l.topic0, l.topic1, l.topic2, l.topic3].map(hex)
     const address = hex(l.address)!
     const data = hex(l.data)!
-    return { address, index: l.log_index, topics, data, decoded: await decoder.decodeLog(address, topics, data) }
+    return { address, index: l.log_index, topics, data, decoded: await decoder.decodeLog(address, topics, data, row.block_number) }
   }))
   const internalCalls = parts.calls.map((c) => ({
     type: c.type, from: hex(c.from)!, to: hex(c.to), createdContract: hex(c.created_contract), value: c.value, error: c.error, traceIndex: c.trace_index
@@ -66,7 +68,7 @@ export async function loadFactsOf (queries: Queries, decoder: Decoder, row: Inte
   for (const l of logs) addresses.add(l.address)
   for (const c of internalCalls) for (const a of [c.from, c.to, c.createdContract]) if (a !== null) addresses.add(a)
   for (const a of parameterAddresses(decodedInput?.parameters ?? [])) addresses.add(a)
-  const { named, tokens } = await nameAddresses(queries, decoder, addresses)
+  const { named, tokens } = await nameAddresses(queries, decoder, addresses, row.block_number)
   return {
     row,
     facts: {

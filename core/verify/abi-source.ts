@@ -50,34 +50,36 @@ export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.no
     return { set: await addresses, atMs }
   }
 
-  async function implementationOf (address: string, verified: Set<string>): Promise<VerifiedAbi['implementation']> {
+  async function implementationOf (address: string, verified: Set<string>, blockNumber: number | undefined): Promise<VerifiedAbi['implementation']> {
     if (proxies === undefined) return null
     const contract = await queries.findContract(Buffer.from(address.slice(2), 'hex'))
     if (contract === undefined) return null
     // A proxy whose slots cannot be read now decodes by its own ABI alone.
-    const proxy = await proxies.detect(address, contract.code.toString('hex')).catch(() => undefined)
+    const proxy = await proxies.detect(address, contract.code.toString('hex'), blockNumber).catch(() => undefined)
     const implementation = proxy?.implementations[0]?.toLowerCase()
     if (implementation === undefined || !verified.has(implementation)) return null
     const row = await findVerifiedContract(db, implementation)
     return row === null ? null : { name: row.name, abi: row.abi as Abi }
   }
 
-  async function read (address: string, set: Set<string>): Promise<VerifiedAbi | null> {
+  async function read (address: string, set: Set<string>, blockNumber: number | undefined): Promise<VerifiedAbi | null> {
     if (set.size === 0) return null
-    const [verified, implementation] = await Promise.all([set.has(address) ? findVerifiedContract(db, address) : null, implementationOf(address, set)])
+    const [verified, implementation] = await Promise.all([set.has(address) ? findVerifiedContract(db, address) : null, implementationOf(address, set, blockNumber)])
     if (verified === null && implementation == null) return null
     // An unverified proxy is still named and decoded by its implementation.
     return verified === null ? { ...implementation!, implementation: null } : { name: verified.name, abi: verified.abi as Abi, implementation }
   }
 
   return {
-    async abiFor (address) {
-      const cached = cache.get(address)
+    async abiFor (address, blockNumber) {
+      // A proxy's implementation at a block is kept apart from its current one.
+      const key = blockNumber === undefined ? address : `${address}@${blockNumber}`
+      const cached = cache.get(key)
       if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return cached.value
       const { set, atMs } = await verifiedAddresses()
-      const value = await read(address, set)
+      const value = await read(address, set, blockNumber)
       // As old as the set it was read by: a verification elsewhere shows within ABI_SOURCE_TTL_MS still.
-      cache.set(address, { value, atMs })
+      cache.set(key, { value, atMs })
       return value
     },
     forget () {

@@ -1,7 +1,10 @@
 // Whether a contract is a proxy, read from the node when its detail is asked
 // for: EIP-1167 from the code itself, EIP-1967 (implementation or beacon
-// slot) and EIP-1822 (PROXIABLE slot) from storage. Answers are kept a few
-// seconds: a detail page asks twice and an upgrade shows soon enough.
+// slot) and EIP-1822 (PROXIABLE slot) from storage, at the latest block or at
+// a given one: a transaction's interpretation reads the proxy as it was when
+// the transaction ran, so that every instance, and every later reading, names
+// the same implementation whatever upgrades came after. Answers are kept a
+// few seconds: a detail page asks twice and an upgrade shows soon enough.
 import type { RpcClient } from '../rpc/client.ts'
 
 export type ProxyInfo = { type: 'eip1167' | 'eip1967' | 'eip1822', implementations: string[] }
@@ -25,21 +28,24 @@ function wordAddress (word: string | undefined): string | undefined {
   return /^0x0{40}$/.test(address) ? undefined : address
 }
 
-export type ProxyDetector = { detect (address: string, code: string): Promise<ProxyInfo | undefined> }
+export type ProxyDetector = {
+  /** The proxy at `address` (its code given) at block `blockNumber`, else at the latest block. */
+  detect (address: string, code: string, blockNumber?: number): Promise<ProxyInfo | undefined>
+}
 
 export function createProxyDetector (rpc: RpcClient): ProxyDetector {
   const cache = new Map<string, { at: number, info: Promise<ProxyInfo | undefined> }>()
 
-  async function read (address: string, code: string): Promise<ProxyInfo | undefined> {
+  async function read (address: string, code: string, block: string): Promise<ProxyInfo | undefined> {
     const minimal = MINIMAL_PROXY.exec(code.replace(/^0x/, '').toLowerCase())
     if (minimal !== null) return { type: 'eip1167', implementations: ['0x' + minimal[1]] }
     const [implementation, beacon, proxiable] = await rpc.batch<string>([EIP1967_IMPLEMENTATION_SLOT, EIP1967_BEACON_SLOT, EIP1822_PROXIABLE_SLOT]
-      .map((slot) => ({ method: 'eth_getStorageAt', params: [address, slot, 'latest'] })))
+      .map((slot) => ({ method: 'eth_getStorageAt', params: [address, slot, block] })))
     const direct = wordAddress(implementation)
     if (direct !== undefined) return { type: 'eip1967', implementations: [direct] }
     const beaconAddress = wordAddress(beacon)
     if (beaconAddress !== undefined) {
-      const answer = await rpc.call<string>('eth_call', [{ to: beaconAddress, data: IMPLEMENTATION_SELECTOR }, 'latest']).catch(() => undefined)
+      const answer = await rpc.call<string>('eth_call', [{ to: beaconAddress, data: IMPLEMENTATION_SELECTOR }, block]).catch(() => undefined)
       const fromBeacon = wordAddress(answer)
       if (fromBeacon !== undefined) return { type: 'eip1967', implementations: [fromBeacon] }
     }
@@ -49,13 +55,14 @@ export function createProxyDetector (rpc: RpcClient): ProxyDetector {
   }
 
   return {
-    async detect (address, code) {
-      const key = address.toLowerCase()
+    async detect (address, code, blockNumber) {
+      const block = blockNumber === undefined ? 'latest' : '0x' + blockNumber.toString(16)
+      const key = `${address.toLowerCase()}@${block}`
       const now = Date.now()
       const cached = cache.get(key)
       if (cached !== undefined && now - cached.at < CACHE_MS) return await cached.info
       if (cache.size >= CACHE_MAX) cache.clear()
-      const info = read(key, code)
+      const info = read(address.toLowerCase(), code, block)
       cache.set(key, { at: now, info })
       info.catch(() => cache.delete(key))
       return await info

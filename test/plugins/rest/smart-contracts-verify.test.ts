@@ -322,6 +322,28 @@ t.test('a beacon proxy and an EIP-1822 proxy show their implementation; once it 
   }
 })
 
+t.test('a call through a beacon proxy is summarised by the implementation it ran, after the beacon was upgraded', async (t) => {
+  // Runs after the test above, which verified Tally. A beacon and proxy of their own: nothing read them before the upgrade.
+  const [tallyV2Code, upgradedBeacon] = [await committed('Upgradeable.sol', 'TallyV2'), await sender.deploy(beaconCode!.bytecode + addressArg(tally.address))]
+  const upgradedProxy = await sender.deploy(beaconProxyCode!.bytecode + addressArg(upgradedBeacon.address))
+  const before = await sender.send(upgradedProxy.address, tallyUp)
+  const tallyV2 = await sender.deploy(tallyV2Code.bytecode)
+  await sender.send(upgradedBeacon.address, new Interface(beaconCode!.abi as never).encodeFunctionData('upgradeTo', [tallyV2.address]))
+  const tallyV2Abi = new Interface(tallyV2Code.abi as never)
+  const after = await sender.send(upgradedProxy.address, tallyV2Abi.encodeFunctionData('tallyTwice'))
+  await waitForIndexed(app)
+  const answer = await postJson(via(tallyV2.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'TallyV2', input: standardInput({ 'Upgradeable.sol': await readFixture('Upgradeable.sol') }) })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  const summary = async (hash: string) => (await get(`/api/v2/transactions/${hash}/summary`)).json().data.summaries
+  // The unverified proxy is named by its implementation.
+  const called = (method: string, name: string) => [{
+    summary_template: 'Called {method} on {to_address}',
+    summary_template_variables: { method: { type: 'method', value: method }, to_address: { type: 'address', value: { hash: getAddress(upgradedProxy.address), name } } }
+  }]
+  t.match(await summary(before), called('tallyUp', 'Tally'), 'read at its block: Tally (TallyV2 has no tallyUp)')
+  t.match(await summary(after), called('tallyTwice', 'TallyV2'), 'after the upgrade: TallyV2')
+})
+
 t.test('once Counter is verified, calls to it and through its proxy are decoded by its ABI and summarised with its name', async (t) => {
   // Runs after the proxies test, which verified Counter; the same calls were undecodable before (first request below each).
   for (const hash of [incrementDirect, incrementViaProxy]) {
