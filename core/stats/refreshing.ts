@@ -10,6 +10,11 @@ export type Refreshed<T> = { value: T, computedAtMs: number }
 
 export type Refreshing<T> = {
   get (): Promise<Refreshed<T>>
+  /**
+   * The value there now, without a promise (a stale one starts the next read,
+   * as get does); undefined before the first read has ended.
+   */
+  peek (): Refreshed<T> | undefined
   /** Milliseconds until the next read is due (0: the next get reads). */
   dueInMs (): number
 }
@@ -36,12 +41,13 @@ export function createRefreshing<T> (read: () => Promise<T>, { maxAgeMs, onError
     })()
     return pending
   }
+  const peek = (): Refreshed<T> | undefined => {
+    if (last !== undefined && now() - last.computedAtMs >= maxAgeMs) refresh().catch(onError)
+    return last
+  }
   return {
-    async get () {
-      if (last === undefined) return await refresh()
-      if (now() - last.computedAtMs >= maxAgeMs) refresh().catch(onError)
-      return last
-    },
+    get: async () => peek() ?? await refresh(),
+    peek,
     dueInMs () {
       return last === undefined ? 0 : Math.max(0, maxAgeMs - (now() - last.computedAtMs))
     }

@@ -26,7 +26,11 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 /** An answer's JSON, and the same gzipped when it is worth it. */
 export type Answer = { json: Buffer, gzip: Buffer | undefined }
 
-export type Answers = { get (key: string, read: () => Promise<object>): Promise<Answer> }
+export type Answers = {
+  get (key: string, read: () => Promise<object>): Promise<Answer>
+  /** The answer kept for `key` now (stale ones start their next read), without a promise: the hot path. */
+  peek (key: string): Answer | undefined
+}
 
 const gzipAsync = promisify(gzip)
 
@@ -51,7 +55,8 @@ export function createAnswers (onError: (err: unknown, key: string) => void): An
         kept.delete(key)
         throw err
       }
-    }
+    },
+    peek: (key) => kept.get(key)?.peek()?.value
   }
 }
 

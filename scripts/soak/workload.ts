@@ -143,7 +143,9 @@ export function startOfferedRate (client: SoakClient, picks: Pick[], ratePerS: n
   const scheduler = (async () => {
     while (state.running) {
       const now = performance.now()
-      for (; state.due < Math.floor((now - startedAt) * ratePerS / 1000); state.due++) {
+      // A request is sent once its due time has come (not a whole interval after it: latency
+      // counts from the due time, and at the idle rate an interval is 200 ms).
+      for (; state.due * 1000 / ratePerS <= now - startedAt; state.due++) {
         if (inFlight.size >= maxInFlight) { state.skipped++; continue }
         const sending: Promise<void> = sendOne(startedAt + state.due * 1000 / ratePerS).finally(() => inFlight.delete(sending))
         inFlight.add(sending)

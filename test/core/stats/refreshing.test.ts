@@ -59,3 +59,24 @@ t.test('a failed first read is not kept', async (t) => {
   fail = false
   t.equal((await value.get()).value, 'ok')
 })
+
+t.test('peek answers without a promise: nothing before the first read, then the value, starting the next read once stale', async (t) => {
+  let clock = 0
+  let reads = 0
+  const value = createRefreshing(async () => {
+    reads++
+    await tick()
+    return reads
+  }, { maxAgeMs: 100, now: () => clock })
+  t.equal(value.peek(), undefined, 'no value yet')
+  t.equal(reads, 0, 'and peek does not read')
+  await value.get()
+  t.equal(value.peek()?.value, 1)
+  t.equal(reads, 1, 'fresh: no read')
+  clock += 100
+  t.equal(value.peek()?.value, 1, 'stale: the old value at once')
+  t.equal(reads, 2, 'and the next read started')
+  await tick()
+  await tick()
+  t.equal(value.peek()?.value, 2)
+})
