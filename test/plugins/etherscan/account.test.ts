@@ -150,15 +150,15 @@ t.test('tokenbalance answers balanceOf', async (t) => {
   }
 })
 
-t.test('bad input: status 0 and a reason, never a 500', async (t) => {
+t.test('bad input: Etherscan\'s error (status 0, NOTOK, the reason as the result), never a 500', async (t) => {
   const window = 'Result window is too large, PageNo x Offset size must be less than or equal to 10000'
   const cases: Array<[string, string]> = [
-    ['action=balance&address=0x12', 'Invalid address format'],
-    ['action=balance&address=nothex', 'Invalid address format'],
-    [`action=balance&address=0x${'zz'.repeat(20)}`, 'Invalid address format'],
+    ['action=balance&address=0x12', 'Error! Invalid address format'],
+    ['action=balance&address=nothex', 'Error! Invalid address format'],
+    [`action=balance&address=0x${'zz'.repeat(20)}`, 'Error! Invalid address format'],
     ['action=balance', 'Query parameter \'address\' is required'],
     [`action=balance&address=${alice}&tag=earliest`, 'Invalid tag, only latest is supported'],
-    [`action=balancemulti&address=${alice},0x12`, 'Invalid address format'],
+    [`action=balancemulti&address=${alice},0x12`, 'Error! Invalid address format'],
     [`action=balancemulti&address=${Array.from({ length: 21 }, () => alice).join(',')}`, 'Maximum of 20 addresses per request'],
     [`action=balancemulti&address=${Array.from({ length: 10_000 }, () => alice).join(',')}`, 'Maximum of 20 addresses per request'],
     [`action=txlist&address=${alice}&page=101&offset=100`, window],
@@ -176,8 +176,8 @@ t.test('bad input: status 0 and a reason, never a 500', async (t) => {
     [`action=tokenbalance&contractaddress=${contracts.token}`, 'Query parameter \'address\' is required'],
     [`action=tokenbalance&contractaddress=nope&address=${alice}`, 'Invalid contractaddress format']
   ]
-  for (const [query, message] of cases) {
-    t.same(await get(query), { status: '0', message, result: null }, query.slice(0, 120))
+  for (const [query, reason] of cases) {
+    t.same(await get(query), { status: '0', message: 'NOTOK', result: reason }, query.slice(0, 120))
   }
   t.same(await get(`action=txlist&address=${alice}&startblock=${'9'.repeat(30)}`), { status: '0', message: 'No transactions found', result: [] },
     'a start past any block: nothing, no overflow')
