@@ -24,6 +24,12 @@ export type DecoderOptions = { abiSource: AbiSource, maxCachedEntries?: number }
 export type Decoder = {
   /** The input of a call to `to` (null for a creation), or null when nothing decodes it. */
   decodeInput (to: string | null, input: string): Promise<DecodedInput | null>
+  /**
+   * A page of calls, by position: each distinct target's ABI is read once
+   * before any is decoded, so that the rows of a page calling one contract
+   * cost one read, not one each while none is cached yet.
+   */
+  decodeInputs (calls: ReadonlyArray<{ to: string | null, input: string }>): Promise<Array<DecodedInput | null>>
   /** A log `address` emitted. */
   decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string): Promise<DecodedLog | null>
   /** The name a verified contract was given, or null. */
@@ -46,16 +52,27 @@ export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODI
   const inputs = createLru<DecodedInput | null>(maxCachedEntries)
   const logs = createLru<DecodedLog | null>(maxCachedEntries)
   const abiOf = async (address: string) => combinedAbi(await abiSource.abiFor(address.toLowerCase()))
+  const decodable = (to: string | null, input: string): to is string => to !== null && input.length >= 10
+  /** The decoding of a call whose target's ABI is `abi`, cached. */
+  function decodeWith (to: string, input: string, abi: Abi | null): DecodedInput | null {
+    // The key holds the selector: it is the input's head.
+    const key = to.toLowerCase() + input
+    const cached = inputs.get(key)
+    if (cached !== undefined) return cached
+    const decoded = decodeInput(input, abi)
+    inputs.set(key, decoded)
+    return decoded
+  }
   return {
     async decodeInput (to, input) {
-      if (to === null || input.length < 10) return null
-      // The key holds the selector: it is the input's head.
-      const key = to.toLowerCase() + input
-      const cached = inputs.get(key)
-      if (cached !== undefined) return cached
-      const decoded = decodeInput(input, await abiOf(to))
-      inputs.set(key, decoded)
-      return decoded
+      if (!decodable(to, input)) return null
+      const cached = inputs.get(to.toLowerCase() + input)
+      return cached !== undefined ? cached : decodeWith(to, input, await abiOf(to))
+    },
+    async decodeInputs (calls) {
+      const targets = new Set(calls.flatMap(({ to, input }) => decodable(to, input) ? [to.toLowerCase()] : []))
+      const abis = new Map(await Promise.all([...targets].map(async (to) => [to, await abiOf(to)] as const)))
+      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null) : null)
     },
     async decodeLog (address, topics, data) {
       const key = address.toLowerCase() + topics.join('') + data

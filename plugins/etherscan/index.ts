@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
+import { interpreterOf } from '../interpreter/index.ts'
 
 export const ETHERSCAN_PATH = '/api'
 /** A verifysourcecode form carries a whole standard JSON input. */
@@ -87,7 +88,7 @@ function bodyParams (body: unknown): Query {
 async function etherscan (app: FastifyInstance): Promise<void> {
   // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
   const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
-  const context = { db: app.db.knex, queries: app.queries, verifier }
+  const context = { db: app.db.knex, queries: app.queries, decoder: interpreterOf(app).decoder, verifier }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {
