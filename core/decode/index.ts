@@ -27,6 +27,12 @@ export type DecoderOptions = { abiSource: AbiSource, maxCachedEntries?: number }
 export type Decoder = {
   /** The input of a call to `to` (null for a creation), or null when nothing decodes it. */
   decodeInput (to: string | null, input: string, blockNumber?: number): Promise<DecodedInput | null>
+  /**
+   * A page of calls, by position, at the latest block: each distinct target's
+   * ABI is read once before any is decoded, so that the rows of a page calling
+   * one contract cost one read, not one each while none is cached yet.
+   */
+  decodeInputs (calls: ReadonlyArray<{ to: string | null, input: string }>): Promise<Array<DecodedInput | null>>
   /** A log `address` emitted. */
   decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string, blockNumber?: number): Promise<DecodedLog | null>
   /** The name a verified contract was given, or null. */
@@ -51,16 +57,27 @@ export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODI
   const abiOf = async (address: string, blockNumber: number | undefined) => combinedAbi(await abiSource.abiFor(address.toLowerCase(), blockNumber))
   // A decoding at a block is kept apart from the current one: a proxy may have been upgraded since.
   const at = (blockNumber: number | undefined) => blockNumber === undefined ? '' : `${blockNumber}:`
+  const decodable = (to: string | null, input: string): to is string => to !== null && input.length >= 10
+  /** The decoding of a call whose target's ABI is `abi`, cached. */
+  function decodeWith (to: string, input: string, abi: Abi | null, blockNumber: number | undefined): DecodedInput | null {
+    // The key holds the selector: it is the input's head.
+    const key = at(blockNumber) + to.toLowerCase() + input
+    const cached = inputs.get(key)
+    if (cached !== undefined) return cached
+    const decoded = decodeInput(input, abi)
+    inputs.set(key, decoded)
+    return decoded
+  }
   return {
     async decodeInput (to, input, blockNumber) {
-      if (to === null || input.length < 10) return null
-      // The key holds the selector: it is the input's head.
-      const key = at(blockNumber) + to.toLowerCase() + input
-      const cached = inputs.get(key)
-      if (cached !== undefined) return cached
-      const decoded = decodeInput(input, await abiOf(to, blockNumber))
-      inputs.set(key, decoded)
-      return decoded
+      if (!decodable(to, input)) return null
+      const cached = inputs.get(at(blockNumber) + to.toLowerCase() + input)
+      return cached !== undefined ? cached : decodeWith(to, input, await abiOf(to, blockNumber), blockNumber)
+    },
+    async decodeInputs (calls) {
+      const targets = new Set(calls.flatMap(({ to, input }) => decodable(to, input) ? [to.toLowerCase()] : []))
+      const abis = new Map(await Promise.all([...targets].map(async (to) => [to, await abiOf(to, undefined)] as const)))
+      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null, undefined) : null)
     },
     async decodeLog (address, topics, data, blockNumber) {
       const key = at(blockNumber) + address.toLowerCase() + topics.join('') + data

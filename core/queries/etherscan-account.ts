@@ -48,9 +48,12 @@ export const TRANSACTION_FIELDS = {
   gasUsed: 't.gas_used::text',
   confirmations: CONFIRMATIONS('t.block_number'),
   methodId: hexColumn('substring(t.input from 1 for 4)'),
-  // Naming the method needs the contract's verified ABI: none is read here.
+  // Named by the decoder (core/decode) once the page is read: nameFunctions in plugins/etherscan/account.ts.
   functionName: '\'\''
 }
+
+/** A txlist row, and whether its `to` holds code: only a call to a contract is named, as the REST API decodes only those. */
+export type AccountTransactionRow = AccountTransaction & { toIsContract: boolean }
 
 export const selectFields = (fields: Record<string, string>): string =>
   Object.entries(fields).map(([name, sql]) => `${sql} as "${name}"`).join(', ')
@@ -58,14 +61,15 @@ export const selectFields = (fields: Record<string, string>): string =>
 const inRange = 'block_number between ? and ?'
 
 /** The transactions from, to or creating `address` in the block range. */
-export async function listAccountTransactions (db: QueryDb, { address, range, window }: { address: Buffer, range: BlockRange, window: PageWindow }): Promise<AccountTransaction[]> {
+export async function listAccountTransactions (db: QueryDb, { address, range, window }: { address: Buffer, range: BlockRange, window: PageWindow }): Promise<AccountTransactionRow[]> {
   const bindings = [address, range.from, range.to]
-  return await readMergedPage<AccountTransaction>(db, {
+  return await readMergedPage<AccountTransactionRow>(db, {
     table: 'transactions',
     sides: ['"from"', '"to"', 'created_contract'].map((column) => ({ where: `${column} = ? and ${inRange}`, bindings })),
     keys: ['block_number', 'transaction_index'],
     window
-  }, 't', selectFields(TRANSACTION_FIELDS), 'join blocks b on b.number = t.block_number')
+  }, 't', `${selectFields(TRANSACTION_FIELDS)}, ta.contract_code is not null as "toIsContract"`,
+  'join blocks b on b.number = t.block_number left join addresses ta on ta.hash = t."to"')
 }
 
 /** Etherscan's txlistinternal item; asked by transaction hash it has no hash nor traceId. */

@@ -20,6 +20,8 @@ export type CompilerOptions = {
   memoryMb: number
   /** Compilations at once; the CPUs by default. */
   concurrency?: number
+  /** Compilations waiting for a slot before more are refused (GW_ERR_VERIFY_BUSY); MAX_WAITING by default. */
+  maxWaiting?: number
   /** Where to download versions missing from cacheDir (into it); undefined downloads nothing. */
   download?: Pick<SolcDownloadOptions, 'baseUrl'>
 }
@@ -95,6 +97,7 @@ const newestFirst = (a: string, b: string): number => { const [x, y] = [semverKe
 
 export function createCompiler (options: CompilerOptions): Compiler {
   const slots = options.concurrency ?? availableParallelism()
+  const maxWaiting = options.maxWaiting ?? MAX_WAITING
   let running = 0
   const waiting: Array<() => void> = []
   let bundled: Promise<string> | undefined
@@ -106,7 +109,7 @@ export function createCompiler (options: CompilerOptions): Compiler {
 
   async function acquire (): Promise<void> {
     if (running < slots) { running++; return }
-    if (waiting.length >= MAX_WAITING) throw new VerifyBusyError(String(waiting.length))
+    if (waiting.length >= maxWaiting) throw new VerifyBusyError(String(waiting.length))
     await new Promise<void>((resolve) => waiting.push(resolve))
   }
   function release (): void {

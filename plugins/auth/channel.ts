@@ -1,14 +1,19 @@
 // Which API a route belongs to, and how each says "no" in its own channel:
-// JSON-RPC an error object per request, GraphQL errors[], REST {"message"}.
+// JSON-RPC an error object per request, GraphQL errors[], REST {"message"},
+// the Etherscan-style /api its envelope with Etherscan's words.
 // Set on each route as it is added (route config `access`), read by the auth
 // and rate-limit hooks.
 import type { FastifyReply, RouteOptions } from 'fastify'
 import { JsonRpcError, errorResponse, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { ApiKeyInvalidError, RateLimitedError } from '../../core/errors.ts'
 import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
+import { notOk } from '../etherscan/envelope.ts'
 
-/** `free`: never charged nor checked (health and metrics); `admin`: its own token, charged as REST. */
-export type AccessChannel = 'json-rpc' | 'graphql' | 'rest' | 'admin' | 'free'
+/**
+ * `free`: never charged nor checked (health and metrics); `admin`: its own
+ * token, charged as REST; `etherscan`: charged as REST, set by its routes.
+ */
+export type AccessChannel = 'json-rpc' | 'graphql' | 'rest' | 'etherscan' | 'admin' | 'free'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,6 +48,8 @@ export async function refuseKey (reply: FastifyReply, channel: AccessChannel, re
   switch (channel) {
     case 'json-rpc': return await reply.send(JSON.stringify(errorResponse(null, new JsonRpcError('UNAUTHORIZED', error.message))))
     case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'UNAUTHENTICATED' } }] })
+    // Etherscan's words, whatever the reason: its clients know no other.
+    case 'etherscan': return await reply.send(notOk('Invalid API Key'))
     default: return await reply.send({ statusCode: 401, code: error.code, error: 'Unauthorized', message: error.message })
   }
 }
@@ -54,6 +61,7 @@ export async function refuseOverLimit (reply: FastifyReply, channel: AccessChann
   switch (channel) {
     case 'json-rpc': return await reply.send(overLimitAnswer(rpcIds))
     case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }] })
+    case 'etherscan': return await reply.send(notOk('Max rate limit reached'))
     default: return await reply.send({ message: error.message })
   }
 }

@@ -1,7 +1,8 @@
 // The account module: coin and token balances, and an address's
 // transactions, internal transactions and token transfers in Etherscan's
 // shapes and paging (page, offset, sort; startblock and endblock).
-import { ACCOUNT_FIELD_NAMES } from '../../core/queries/etherscan-account.ts'
+import { ACCOUNT_FIELD_NAMES, type AccountTransaction, type AccountTransactionRow } from '../../core/queries/etherscan-account.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 import { TRANSFER_FIELD_NAMES, type TransferStandard } from '../../core/queries/etherscan-token-transfers.ts'
 import type { PageWindow } from '../../core/queries/etherscan-page.ts'
 import { listOf, strictObject, type EtherscanAction } from './action.ts'
@@ -29,6 +30,17 @@ const readRange = (params: Params) => ({
 })
 
 const readWindow = (params: Params): PageWindow => ({ sort: readSort(params.sort), ...readPaging(params) })
+
+/**
+ * functionName: the method a call's input names, decoded as the REST API
+ * decodes it (the target's verified ABI, else the bundled selector table),
+ * for the page at once. Only a call to a contract is named: a creation, a
+ * coin transfer or a selector nothing knows is "".
+ */
+async function nameFunctions (decoder: Decoder, rows: readonly AccountTransactionRow[]): Promise<AccountTransaction[]> {
+  const decoded = await decoder.decodeInputs(rows.map((row) => ({ to: row.toIsContract ? row.to : null, input: row.input })))
+  return rows.map(({ toIsContract: _toIsContract, ...row }, i) => ({ ...row, functionName: decoded[i]?.method_call ?? '' }))
+}
 
 const balance: EtherscanAction = {
   summary: 'An address\'s coin balance in wei',
@@ -63,9 +75,10 @@ const txlist: EtherscanAction = {
   params: { ...ADDRESS_PARAM, ...RANGE_PARAMS, ...PAGING_PARAMS },
   required: ['address'],
   result: listOf(strictObject(ACCOUNT_FIELD_NAMES.transaction)),
-  async run (params, { queries }) {
+  async run (params, { queries, decoder }) {
     const address = readAddress(params.address)
-    return okList(await queries.etherscan.listAccountTransactions({ address, range: readRange(params), window: readWindow(params) }), NO_TRANSACTIONS)
+    const rows = await queries.etherscan.listAccountTransactions({ address, range: readRange(params), window: readWindow(params) })
+    return okList(await nameFunctions(decoder, rows), NO_TRANSACTIONS)
   }
 }
 

@@ -4,9 +4,13 @@
 import type { Knex } from 'knex'
 import type { Envelope } from './envelope.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import type { Decoder } from '../../core/decode/index.ts'
 
-/** The read model, and the database itself for verification's own tables (core/verify/store.ts). */
-export type ActionContext = { db: Knex, queries: Queries }
+/**
+ * The read model, the database itself for verification's own tables
+ * (core/verify/store.ts), and the decoder the REST API decodes inputs with.
+ */
+export type ActionContext = { db: Knex, queries: Queries, decoder: Decoder }
 
 export type EtherscanAction = {
   summary: string

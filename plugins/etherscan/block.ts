@@ -1,12 +1,20 @@
 // The block module: the countdown to a future block, the block sealed
 // closest to a time, and a block's reward.
 import { strictObject, type EtherscanAction } from './action.ts'
-import { notOk, ok } from './envelope.ts'
+import { notOk, ok, type Envelope } from './envelope.ts'
 import { NotOkError, readBlockNumber } from './params.ts'
 
 const BLOCK_NUMBER = /^[0-9]+$/
 /** 9999-12-31T23:59:59Z: later times read as this, inside what PostgreSQL's to_timestamp takes. */
 const MAX_EPOCH_S = 253_402_300_799
+
+/**
+ * The countdown's errors keep Blockscout's form, the reason as the message
+ * and a null result: Blockscout's front end, the caller of this action (a
+ * future block's page), goes to the block's page on a null result and would
+ * otherwise show an empty countdown for a block already sealed.
+ */
+const countdownError = (message: string): Envelope => ({ status: '0', message, result: null })
 
 const getblockcountdown: EtherscanAction = {
   summary: 'Blocks and estimated seconds until a block is sealed',
@@ -16,10 +24,10 @@ const getblockcountdown: EtherscanAction = {
     EstimateTimeInSec: { type: 'string', description: 'Seconds at the average block time of the newest 100 blocks, to a tenth' }
   }),
   async run ({ blockno }, { queries }) {
-    if (!BLOCK_NUMBER.test(blockno!)) return notOk('Invalid block number')
+    if (!BLOCK_NUMBER.test(blockno!)) return countdownError('Invalid block number')
     const countdown = await queries.readBlockCountdown(BigInt(blockno!))
-    if (countdown.kind === 'indexing') return notOk('Chain is indexing now, try again later')
-    if (countdown.kind === 'passed') return notOk('Error! Block number already pass')
+    if (countdown.kind === 'indexing') return countdownError('Chain is indexing now, try again later')
+    if (countdown.kind === 'passed') return countdownError('Error! Block number already pass')
     return ok({
       CurrentBlock: String(countdown.currentBlock),
       CountdownBlock: countdown.countdownBlock.toString(),

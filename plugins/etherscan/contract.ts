@@ -7,7 +7,8 @@ import { findVerifiedContract, type VerifiedContract, type Verifier } from '../.
 import { flattenedInput, parseStandardJson, type StandardJsonInput } from '../../core/verify/input.ts'
 import { readLicenseType } from '../../core/verify/licenses.ts'
 import { listOf, strictObject, type ActionContext, type EtherscanAction } from './action.ts'
-import { notOk, ok } from './envelope.ts'
+import { nothingFound, notOk, ok, type Envelope } from './envelope.ts'
+import { INVALID_ADDRESS } from './params.ts'
 
 /** The index context plus the verifier (plugins/etherscan/index.ts passes it; absent without a node). */
 type ContractContext = ActionContext & { verifier?: Verifier }
@@ -79,7 +80,7 @@ const verifysourcecode: EtherscanAction = {
     } catch (error) {
       return notOk((error as FastifyError).message)
     }
-    if ((await findVerifiedContract(db, address))?.matchType === 'full') return notOk('NOTOK', 'Contract source code already verified')
+    if ((await findVerifiedContract(db, address))?.matchType === 'full') return notOk('Contract source code already verified')
     const args = params.constructorArguements ?? params.constructorArguments ?? ''
     const guid = verifier.submit({
       address,
@@ -95,6 +96,14 @@ const verifysourcecode: EtherscanAction = {
   }
 }
 
+/**
+ * A failed verification: the result is Etherscan's "Fail - Unable to verify"
+ * word for word (hardhat-verify compares it so, and on it tries again with
+ * the whole compiler input), and the reason, which Etherscan's NOTOK would
+ * drop, is the message (forge prints it as the response).
+ */
+const verificationFailed = (reason: string): Envelope => ({ status: '0', message: reason, result: 'Fail - Unable to verify' })
+
 const checkverifystatus: EtherscanAction = {
   summary: 'A queued verification\'s state: Pending in queue, Pass - Verified, Already Verified or Fail - Unable to verify',
   params: { guid: param('The guid verifysourcecode answered') },
@@ -102,13 +111,12 @@ const checkverifystatus: EtherscanAction = {
   result: stringResult,
   async run ({ guid }, context) {
     const job = (context as ContractContext).verifier?.job(guid!)
-    if (job === undefined) return notOk('NOTOK', 'Unknown UID')
-    if (job.status === 'pending') return notOk('NOTOK', 'Pending in queue')
+    if (job === undefined) return notOk('Unknown UID')
+    if (job.status === 'pending') return notOk('Pending in queue')
     if (job.status === 'verified') return ok('Pass - Verified')
     if (job.status === 'already-verified') return ok('Already Verified')
-    if (job.status !== 'failed') return notOk('NOTOK', 'Unknown UID')
-    // hardhat-verify and forge compare the result word for word; the reason goes in the message.
-    return notOk(job.error, 'Fail - Unable to verify')
+    if (job.status !== 'failed') return notOk('Unknown UID')
+    return verificationFailed(job.error)
   }
 }
 
@@ -146,7 +154,7 @@ const getsourcecode: EtherscanAction = {
   required: ['address'],
   result: listOf(strictObject(SOURCE_FIELDS)),
   async run ({ address }, { db }) {
-    if (!ADDRESS.test(address!)) return notOk('Invalid address format')
+    if (!ADDRESS.test(address!)) return notOk(INVALID_ADDRESS)
     const contract = await findVerifiedContract(db, address!)
     if (contract === null) return ok([UNVERIFIED_SOURCE])
     return ok([{
@@ -174,7 +182,7 @@ const getabi: EtherscanAction = {
   required: ['address'],
   result: stringResult,
   async run ({ address }, { db }) {
-    if (!ADDRESS.test(address!)) return notOk('Invalid address format')
+    if (!ADDRESS.test(address!)) return notOk(INVALID_ADDRESS)
     const contract = await findVerifiedContract(db, address!)
     return contract === null ? notOk(NOT_VERIFIED) : ok(JSON.stringify(contract.abi))
   }
@@ -192,7 +200,7 @@ const getcontractcreation: EtherscanAction = {
     if (addresses.length > MAX_CREATION_ADDRESSES) return notOk(`Maximum ${MAX_CREATION_ADDRESSES} contract addresses`)
     if (!addresses.every((a) => ADDRESS.test(a))) return notOk('Invalid contract address format')
     const creations = await queries.findContractCreations(addresses.map((a) => a.toLowerCase()))
-    if (creations.length === 0) return notOk('No data found')
+    if (creations.length === 0) return nothingFound('No data found', null)
     return ok(creations.map((c) => ({
       contractAddress: c.address,
       contractCreator: c.creator?.toLowerCase() ?? null,

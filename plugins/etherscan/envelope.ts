@@ -1,22 +1,27 @@
-// The Etherscan-style envelope Blockscout's /api answers in: status "1" with
-// message "OK" and the result, or status "0" with the error as the message and
-// a null result (Blockscout's RPCView; its front end reads a null result as
-// "no such thing", the block countdown page redirecting to the block).
+// Etherscan's envelope: status "1" with message "OK" and the result; an error
+// is status "0" with message "NOTOK" and the reason as the result
+// ("Error! Invalid address format"), as Etherscan documents its errors and as
+// hardhat-verify and forge read them (the result, word for word). A list with
+// nothing in it is no error: status "0", Etherscan's message for it and an
+// empty result ("No transactions found", []).
 
 export type Envelope = { status: '0' | '1', message: string, result: unknown }
 
 export const ok = (result: unknown): Envelope => ({ status: '1', message: 'OK', result })
-export const notOk = (message: string, result: unknown = null): Envelope => ({ status: '0', message, result })
+/** An error: NOTOK, the reason in `result`. */
+export const notOk = (reason: string): Envelope => ({ status: '0', message: 'NOTOK', result: reason })
+/** Nothing to answer, which is no error: Etherscan's message for it and an empty result. */
+export const nothingFound = (message: string, result: [] | null = []): Envelope => ({ status: '0', message, result })
 /** A list: an empty one is status "0" with Etherscan's message and an empty result ("No transactions found"). */
-export const okList = (rows: unknown[], emptyMessage: string): Envelope => rows.length === 0 ? notOk(emptyMessage, []) : ok(rows)
+export const okList = (rows: unknown[], emptyMessage: string): Envelope => rows.length === 0 ? nothingFound(emptyMessage) : ok(rows)
 
 /** The response schema shared by every action: `result` is the action's own. */
 export const envelopeSchema = (result: object) => ({
   type: 'object',
   required: ['status', 'message', 'result'],
   properties: {
-    status: { type: 'string', enum: ['0', '1'], description: '1 on success, 0 on an error' },
-    message: { type: 'string', description: 'OK, or what went wrong' },
+    status: { type: 'string', enum: ['0', '1'], description: '1 on success, 0 on an error or when nothing was found' },
+    message: { type: 'string', description: 'OK; NOTOK on an error (the reason is the result); or what was not found' },
     result
   }
 })

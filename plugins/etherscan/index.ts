@@ -1,7 +1,8 @@
 // Blockscout's Etherscan-style API at /api?module=...&action=...: one route,
-// dispatched on module and action through the table in actions.ts. Answers
-// keep Blockscout's envelope and statuses: 400 for a missing or unknown
-// module or action, 200 with status "0" for an action's own error.
+// dispatched on module and action through the table in actions.ts. Errors
+// answer in Etherscan's form (status "0", message "NOTOK", the reason as the
+// result) with Blockscout's statuses: 400 for a missing or unknown module or
+// action, 200 for an action's own error.
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formbody from '@fastify/formbody'
@@ -9,12 +10,17 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
+import { interpreterOf } from '../interpreter/index.ts'
 
 export const ETHERSCAN_PATH = '/api'
 /** A verifysourcecode form carries a whole standard JSON input. */
 const MAX_BODY_BYTES = 20 * 1024 * 1024
 
 type Query = Record<string, string | undefined>
+
+/** Etherscan's words for a module or action missing or unknown. */
+const INVALID_MODULE = 'Error! Missing Or invalid Module name'
+const INVALID_ACTION = 'Error! Missing Or invalid Action name'
 
 const actions = Object.values(ETHERSCAN_MODULES).flatMap((byAction) => Object.values(byAction))
 
@@ -81,7 +87,8 @@ function bodyParams (body: unknown): Query {
 
 async function etherscan (app: FastifyInstance): Promise<void> {
   // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
-  const context = { db: app.db.knex, queries: app.queries, verifier: app.hasDecorator('verifier') ? app.verifier : undefined }
+  const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
+  const context = { db: app.db.knex, queries: app.queries, decoder: interpreterOf(app).decoder, verifier }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {
@@ -103,11 +110,10 @@ async function etherscan (app: FastifyInstance): Promise<void> {
 
     async function dispatch (params: Query, reply: FastifyReply) {
       const { module, action } = params
-      if (module === undefined || action === undefined) return await reply.code(400).send(notOk('Params \'module\' and \'action\' are required parameters'))
-      const byAction = Object.hasOwn(ETHERSCAN_MODULES, module) ? ETHERSCAN_MODULES[module]! : undefined
-      if (byAction === undefined) return await reply.code(400).send(notOk('Unknown module'))
-      const handler = Object.hasOwn(byAction, action) ? byAction[action]! : undefined
-      if (handler === undefined) return await reply.code(400).send(notOk('Unknown action'))
+      const byAction = module !== undefined && Object.hasOwn(ETHERSCAN_MODULES, module) ? ETHERSCAN_MODULES[module]! : undefined
+      if (byAction === undefined) return await reply.code(400).send(notOk(INVALID_MODULE))
+      const handler = action !== undefined && Object.hasOwn(byAction, action) ? byAction[action]! : undefined
+      if (handler === undefined) return await reply.code(400).send(notOk(INVALID_ACTION))
       const missing = handler.required.find((name) => params[name] === undefined)
       if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
       if (!paramValidatorOf(handler)(params)) return notOk('Invalid parameters')
@@ -115,11 +121,13 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     }
 
     const response = {
-      // An error's null or a list's [] first: the serializer takes the first branch a result fits.
-      200: envelopeSchema({ anyOf: [{ type: 'null' }, ...actions.map((a) => a.result)] }),
-      400: envelopeSchema({ type: 'null' })
+      // An error's reason, nothing found's null or [], or an action's result: the serializer takes the first branch a result fits.
+      200: envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] }),
+      400: envelopeSchema({ type: 'string' })
     }
     scope.get<{ Querystring: Query }>(ETHERSCAN_PATH, {
+      // Refused keys and spent budgets answer in this API's envelope (plugins/auth/channel.ts).
+      config: { access: 'etherscan' },
       schema: {
         tags: ['etherscan'],
         summary: 'Blockscout\'s Etherscan-style API: module and action select what is asked',
@@ -129,7 +137,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     }, async (request, reply) => await dispatch(request.query, reply))
     // Etherscan's clients POST verifysourcecode (its source is too long for a URL), module and action in the query or the body.
     scope.post<{ Querystring: Query, Body: unknown }>(ETHERSCAN_PATH, {
-      config: { keyInBody: true },
+      config: { access: 'etherscan', keyInBody: true },
       schema: {
         tags: ['etherscan'],
         summary: 'The same API by POST (form or JSON body; the body\'s parameters win over the query\'s): what verifysourcecode is sent by',

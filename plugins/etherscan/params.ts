@@ -5,7 +5,7 @@
 // parameters in a few lines and never reaches the database with bad input.
 import { notOk, type Envelope } from './envelope.ts'
 
-/** A parameter an action cannot use: answered 200 with status "0" and this message. */
+/** A parameter an action cannot use: answered 200 in Etherscan's error form, this message the result. */
 export class NotOkError extends Error {
   readonly envelope: Envelope
   constructor (message: string) {
@@ -20,6 +20,9 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const HASH = /^0x[0-9a-fA-F]{64}$/
 const DIGITS = /^[0-9]+$/
 
+/** Etherscan's words for an address it cannot read. */
+export const INVALID_ADDRESS = 'Error! Invalid address format'
+
 /** Etherscan's result window: page × offset may not pass it. */
 export const MAX_RESULT_WINDOW = 10_000
 /** Past any chain's height and inside PostgreSQL's bigint: larger block numbers read as this. */
@@ -27,8 +30,8 @@ export const MAX_BLOCK = Number.MAX_SAFE_INTEGER
 
 export const toBytes = (hex: string): Buffer => Buffer.from(hex.slice(2), 'hex')
 
-/** A 20-byte address, or status "0" with `message`. */
-export function readAddress (value: string | undefined, message = 'Invalid address format'): Buffer {
+/** A 20-byte address, or an error answering `message`. */
+export function readAddress (value: string | undefined, message = INVALID_ADDRESS): Buffer {
   if (value === undefined || !ADDRESS.test(value)) throw new NotOkError(message)
   return toBytes(value)
 }

@@ -151,3 +151,33 @@ t.test('createDecoder() reads the ABI source once per distinct input and combine
   const log = erc20.encodeEventLog('Transfer', [alice, bob, 3n])
   t.equal((await decoder.decodeLog(proxy, log.topics, log.data))?.parameters[2]?.value, '3')
 })
+
+t.test('createDecoder().decodeInputs() reads each distinct target\'s ABI once for a page, however many rows call it', async (t) => {
+  const asked: string[] = []
+  const token = '0x' + '33'.repeat(20)
+  const other = '0x' + '44'.repeat(20)
+  const abiSource: AbiSource = {
+    // Slow enough that every row would be in flight at once, were each to ask for itself.
+    abiFor: async (address) => {
+      asked.push(address)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return address === token ? { name: 'Showcase', abi: showcase.abi } : null
+    }
+  }
+  const decoder = createDecoder({ abiSource })
+  const calls = [
+    ...Array.from({ length: 50 }, (_, i) => ({ to: i % 2 === 0 ? token : token.toUpperCase().replace('0X', '0x'), input: verified.encodeFunctionData('transfer', [bob, BigInt(i)]) })),
+    { to: other, input: erc20.encodeFunctionData('transfer', [alice, 1n]) },
+    { to: other, input: '0xdeadbeef' },
+    { to: null, input: erc20.encodeFunctionData('transfer', [alice, 1n]) },
+    { to: token, input: '0x' }
+  ]
+  const decoded = await decoder.decodeInputs(calls)
+  t.same(asked.sort(), [token, other], 'one read per target, the case of its address aside')
+  t.equal(decoded.length, calls.length, 'an answer per call, by position')
+  t.ok(decoded.slice(0, 50).every((d, i) => d?.method_call === 'transfer(address dest, uint256 wad)' && d.parameters[1]?.value === String(i)), 'by the target\'s ABI')
+  t.equal(decoded[50]?.method_call, 'transfer(address to, uint256 amount)', 'an unverified target: the table')
+  t.same(decoded.slice(51), [null, null, null], 'an unknown selector, a creation and an input shorter than a selector: nothing')
+  t.equal((await decoder.decodeInput(token, calls[0]!.input))?.method_call, 'transfer(address dest, uint256 wad)', 'decodeInput() reads what decodeInputs() cached')
+  t.equal(asked.length, 2)
+})

@@ -1,10 +1,12 @@
 // The compiler pool: versions offered (bundled, SOLC_CACHE_DIR's), a run in
-// a worker thread, the time cap, a version that is nowhere.
+// a worker thread, the time cap, a version that is nowhere, one run per slot
+// with a bounded wait.
 import t from 'tap'
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { blockscoutVersion, createCompiler } from '../../../core/verify/compiler.ts'
 import { BUNDLED_VERSION, readFixture, standardInput } from '../../support/verify.ts'
 
@@ -57,4 +59,29 @@ t.test('close() stops a compilation under way', async (t) => {
   await compiler.close()
   await t.rejects(running, { code: 'GW_ERR_VERIFY_COMPILER_FAILED' })
   t.ok(Date.now() - started < 30_000)
+})
+
+t.test('one compilation per slot: the next waits for the slot, and one past the waiting limit is refused with 503 at once', async (t) => {
+  const TIMEOUT_MS = 12_000
+  const compiler = createCompiler({ cacheDir: undefined, timeoutMs: TIMEOUT_MS, memoryMb: 512, concurrency: 1, maxWaiting: 1 })
+  t.teardown(async () => await compiler.close())
+  // Learning the version takes the slot for a moment too: done first.
+  await compiler.bundledVersion()
+  // The optimizer's step sequence repeated 50 000 times: a valid input that keeps solc busy for minutes.
+  const spin = standardInput({ 'VerifiedToken.sol': await readFixture('VerifiedToken.sol') }, {
+    viaIR: true,
+    optimizer: { enabled: true, details: { yul: true, yulDetails: { optimizerSteps: 'dhfoDgvulfnTUtnIf'.repeat(50_000) + ':fDnTOc' } } }
+  })
+  const ended: string[] = []
+  const spinning = compiler.compile(BUNDLED_VERSION, spin).finally(() => ended.push('spinning'))
+  spinning.catch(() => undefined)
+  await sleep(200)
+  const waiting = compiler.compile(BUNDLED_VERSION, input).finally(() => ended.push('waiting'))
+  waiting.catch(() => undefined)
+  const started = Date.now()
+  await t.rejects(compiler.compile(BUNDLED_VERSION, input), { code: 'GW_ERR_VERIFY_BUSY', statusCode: 503, message: 'Too many verifications waiting (1): try again shortly' })
+  t.ok(Date.now() - started < 1000, 'refused at once, not queued')
+  await t.rejects(spinning, { code: 'GW_ERR_VERIFY_COMPILE_TIMEOUT' }, 'the run holding the slot ends at the time cap')
+  t.match((await waiting).contracts?.['VerifiedToken.sol']?.VerifiedToken?.evm.bytecode.object, /^60[0-9a-f]{2}604052/, 'then the waiting one compiles')
+  t.same(ended, ['spinning', 'waiting'], 'the waiting one ran only once the slot was given back')
 })

@@ -24,12 +24,13 @@ const REST_PATH = '/api/v2/main-page/indexing-status'
 const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })
 const { key: liveKey } = await createApiKey(app.db.knex, { label: 'live', tier: 'premium' })
 
-type Channel = 'rest' | 'json-rpc' | 'graphql'
+type Channel = 'rest' | 'json-rpc' | 'graphql' | 'etherscan'
 async function sendKey (channel: Channel, headers: Record<string, string>, query = ''): Promise<{ statusCode: number, json: () => any }> {
   switch (channel) {
     case 'rest': return await app.inject({ method: 'GET', url: REST_PATH + query, headers })
     case 'json-rpc': return await app.inject({ method: 'POST', url: '/rpc' + query, headers, payload: rpcBody })
     case 'graphql': return await app.inject({ method: 'POST', url: '/api/v2/graphql' + query, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify({ query: '{ __typename }' }) })
+    case 'etherscan': return await app.inject({ method: 'GET', url: '/api?module=stats&action=ethsupply' + query.replace(/^\?/, '&'), headers })
   }
 }
 
@@ -46,11 +47,12 @@ function checkRefused (t: Test, channel: Channel, response: { statusCode: number
   const body = response.json()
   if (channel === 'json-rpc') t.match(body, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }, `${channel}: an error object`)
   else if (channel === 'graphql') t.match(body, { errors: [{ message: /Invalid API key/, extensions: { code: 'UNAUTHENTICATED' } }] }, `${channel}: errors[]`)
+  else if (channel === 'etherscan') t.same(body, { status: '0', message: 'NOTOK', result: 'Invalid API Key' }, `${channel}: Etherscan's error`)
   else t.match(body, { code: 'GW_ERR_API_KEY_INVALID', message: /Invalid API key/ }, `${channel}: {"message"}`)
 }
 
 t.test('with limits off, a live key is served and answers carry no limit headers', async (t) => {
-  for (const channel of ['rest', 'json-rpc', 'graphql'] as const) {
+  for (const channel of ['rest', 'json-rpc', 'graphql', 'etherscan'] as const) {
     const response = await sendKey(channel, { 'x-api-key': liveKey })
     t.equal(response.statusCode, 200, channel)
     t.notOk((response as unknown as { headers: Record<string, unknown> }).headers['x-ratelimit-limit'], `${channel}: no limit headers`)
@@ -60,7 +62,7 @@ t.test('with limits off, a live key is served and answers carry no limit headers
 t.test('an unknown, a malformed and a revoked key answer 401 in each interface\'s own channel', async (t) => {
   const { key: revoked, listing } = await createApiKey(app.db.knex, { label: 'to revoke', tier: 'premium' })
   await revokeApiKeys(app.db.knex, listing.id)
-  for (const channel of ['rest', 'json-rpc', 'graphql'] as const) {
+  for (const channel of ['rest', 'json-rpc', 'graphql', 'etherscan'] as const) {
     checkRefused(t, channel, await sendKey(channel, { 'x-api-key': generateApiKey() }), 'an unknown key')
     checkRefused(t, channel, await sendKey(channel, { 'x-api-key': 'tg_short' }), 'a malformed key')
     checkRefused(t, channel, await sendKey(channel, { authorization: `Bearer ${revoked}` }), 'a revoked key')
@@ -88,10 +90,10 @@ t.test('Etherscan-style POST /api: a key in the form or JSON body is checked lik
   t.equal(live.statusCode, 200, 'a live key in a form body is served')
   t.equal(live.json().status, '1')
   t.equal((await post({ module: 'stats', action: 'ethsupply', apikey: liveKey })).statusCode, 200, 'a live key in a JSON body is served')
-  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`), 'an unknown key in a form body')
-  checkRefused(t, 'rest', await post({ module: 'stats', action: 'ethsupply', apikey: 'tg_short' }), 'a malformed key in a JSON body')
-  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`, `?apikey=${liveKey}`), 'a body key other than the query\'s')
-  checkRefused(t, 'rest', await post(`module=stats&action=ethsupply&apikey=${liveKey}&apikey=${generateApiKey()}`), 'two keys in one form body')
+  checkRefused(t, 'etherscan', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`), 'an unknown key in a form body')
+  checkRefused(t, 'etherscan', await post({ module: 'stats', action: 'ethsupply', apikey: 'tg_short' }), 'a malformed key in a JSON body')
+  checkRefused(t, 'etherscan', await post(`module=stats&action=ethsupply&apikey=${generateApiKey()}`, `?apikey=${liveKey}`), 'a body key other than the query\'s')
+  checkRefused(t, 'etherscan', await post(`module=stats&action=ethsupply&apikey=${liveKey}&apikey=${generateApiKey()}`), 'two keys in one form body')
 })
 
 t.test('hostile keys of every length and alphabet: 401, never 5xx, never served', async (t) => {

@@ -2,14 +2,18 @@
 // contract creations, internal calls and ERC-20, ERC-721 and ERC-1155
 // transfers: every list compared with what the node holds (blocks, receipts,
 // callTracer frames, decoded logs), in Etherscan's field order, paged and
-// sorted both ways; balances against eth_getBalance and balanceOf.
+// sorted both ways; balances against eth_getBalance and balanceOf; txlist's
+// functionName as the REST API decodes a call (nothing here is verified: by
+// the bundled selector table, for calls to what holds code at the head).
 import t from 'tap'
 import { Contract, Interface, Wallet } from 'ethers'
 import { buildActivityChain, MANY } from '../../support/activity-chain.ts'
 import { restartSealing } from '../../support/blocks.ts'
 import { waitForReceipt } from '../../support/chain.ts'
-import { involves, readNodeChain, shaped, type NodeChain } from '../../support/etherscan-node.ts'
+import { involves, readNodeChain, shaped, type NodeChain, type NodeTransaction } from '../../support/etherscan-node.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
+import { decodeInput } from '../../../core/decode/decode.ts'
+import { tableFunctions } from '../../../core/decode/table.ts'
 
 const chain = await buildActivityChain(t)
 const { app, receipts, contracts } = chain
@@ -20,6 +24,12 @@ const failedInner = await waitForReceipt(chain.provider, tryFail.hash, undefined
 const head = await waitForIndexed(app)
 const node: NodeChain = await readNodeChain(rpc, head)
 const [alice, bob] = chain.wallets.map((w) => w.address.toLowerCase()) as [string, string]
+const hasCode = new Map<string, boolean>()
+for (const to of new Set(node.transactions.map((tx) => tx.to!).filter((to) => to !== ''))) {
+  hasCode.set(to, await rpc.call<string>('eth_getCode', [to, '0x' + head.toString(16)]) !== '0x')
+}
+/** The transaction with the functionName txlist gives it: a call to a contract, named by the selector table. */
+const named = (tx: NodeTransaction): NodeTransaction => ({ ...tx, functionName: hasCode.get(tx.to!) === true ? decodeInput(tx.input!, null)?.method_call ?? '' : '' })
 const get = async (query: string) => {
   const response = await app.inject({ method: 'GET', url: `/api?module=account&${query}` })
   t.equal(response.statusCode, 200, query)
@@ -64,12 +74,12 @@ t.test('balance and balancemulti answer eth_getBalance at the indexed head', asy
 
 t.test('txlist: an address\'s transactions (sent, received, created) as the node has them, paged and sorted', async (t) => {
   for (const address of [alice, bob, contracts.token.toLowerCase()]) {
-    const expected = node.transactions.filter((tx) => tx.from === address || tx.to === address || tx.contractAddress === address).map(shaped(TX_FIELDS))
+    const expected = node.transactions.filter((tx) => tx.from === address || tx.to === address || tx.contractAddress === address).map(named).map(shaped(TX_FIELDS))
     const found = await results(`action=txlist&address=${address}`)
     t.same(found, expected, `${address}: every transaction, oldest first`)
     t.same(Object.keys(found[0]), TX_FIELDS, 'Etherscan\'s field order')
   }
-  const mine = node.transactions.filter((tx) => tx.from === alice || tx.to === alice || tx.contractAddress === alice).map(shaped(TX_FIELDS))
+  const mine = node.transactions.filter((tx) => tx.from === alice || tx.to === alice || tx.contractAddress === alice).map(named).map(shaped(TX_FIELDS))
   t.ok(mine.length > MANY, 'alice has more than a few pages')
   t.same(await results(`action=txlist&address=${alice}&sort=desc`), [...mine].reverse(), 'desc: newest first')
   t.same(await results(`action=txlist&address=${alice}&page=3&offset=7`), mine.slice(14, 21), 'page 3 of 7, oldest first')
@@ -82,10 +92,20 @@ t.test('txlist: an address\'s transactions (sent, received, created) as the node
   const reverted = mine.find((tx) => tx.hash === receipts.reverted.hash)!
   t.match(reverted, { isError: '1', txreceipt_status: '0' }, 'the reverted transaction')
   const coin = mine.find((tx) => tx.hash === receipts.coinTransfer.hash)!
-  t.match(coin, { methodId: '0x', input: '0x', value: (10n ** 18n).toString() }, 'a coin transfer has no method')
+  t.match(coin, { methodId: '0x', input: '0x', value: (10n ** 18n).toString(), functionName: '' }, 'a coin transfer has no method')
   t.same(await get(`action=txlist&address=${Wallet.createRandom().address}`), { status: '0', message: 'No transactions found', result: [] })
   t.same(await get(`action=txlist&address=${alice}&startblock=${head + 1}`), { status: '0', message: 'No transactions found', result: [] })
   t.same(await get(`action=txlist&address=${alice}&page=1000&offset=10`), { status: '0', message: 'No transactions found', result: [] }, 'a page past the end')
+})
+
+t.test('txlist names a call\'s function: an ERC-20 transfer by the bundled table, an unknown selector and a creation not', async (t) => {
+  const ofToken = await results(`action=txlist&address=${contracts.token}`)
+  t.match(ofToken.find((tx: { hash: string }) => tx.hash === receipts.tokenTransfer.hash), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 amount)' })
+  t.match(ofToken.find((tx: { hash: string }) => tx.hash === receipts.tokenCreation.hash), { functionName: '' }, 'a creation')
+  const fan = (await results(`action=txlist&address=${contracts.fanout}`)).find((tx: { hash: string }) => tx.hash === receipts.fan.hash)
+  t.same(tableFunctions(fan.methodId), [], 'Fanout.fan is in no table')
+  t.match(fan, { methodId: /^0x[0-9a-f]{8}$/, functionName: '' }, 'a selector nothing knows')
+  t.ok(ofToken.filter((tx: { functionName: string }) => tx.functionName !== '').length > 1, 'every call of a page is named')
 })
 
 t.test('txlistinternal: by address, by transaction and by block range, as the node\'s call frames', async (t) => {
@@ -150,15 +170,15 @@ t.test('tokenbalance answers balanceOf', async (t) => {
   }
 })
 
-t.test('bad input: status 0 and a reason, never a 500', async (t) => {
+t.test('bad input: Etherscan\'s error (status 0, NOTOK, the reason as the result), never a 500', async (t) => {
   const window = 'Result window is too large, PageNo x Offset size must be less than or equal to 10000'
   const cases: Array<[string, string]> = [
-    ['action=balance&address=0x12', 'Invalid address format'],
-    ['action=balance&address=nothex', 'Invalid address format'],
-    [`action=balance&address=0x${'zz'.repeat(20)}`, 'Invalid address format'],
+    ['action=balance&address=0x12', 'Error! Invalid address format'],
+    ['action=balance&address=nothex', 'Error! Invalid address format'],
+    [`action=balance&address=0x${'zz'.repeat(20)}`, 'Error! Invalid address format'],
     ['action=balance', 'Query parameter \'address\' is required'],
     [`action=balance&address=${alice}&tag=earliest`, 'Invalid tag, only latest is supported'],
-    [`action=balancemulti&address=${alice},0x12`, 'Invalid address format'],
+    [`action=balancemulti&address=${alice},0x12`, 'Error! Invalid address format'],
     [`action=balancemulti&address=${Array.from({ length: 21 }, () => alice).join(',')}`, 'Maximum of 20 addresses per request'],
     [`action=balancemulti&address=${Array.from({ length: 10_000 }, () => alice).join(',')}`, 'Maximum of 20 addresses per request'],
     [`action=txlist&address=${alice}&page=101&offset=100`, window],
@@ -176,8 +196,8 @@ t.test('bad input: status 0 and a reason, never a 500', async (t) => {
     [`action=tokenbalance&contractaddress=${contracts.token}`, 'Query parameter \'address\' is required'],
     [`action=tokenbalance&contractaddress=nope&address=${alice}`, 'Invalid contractaddress format']
   ]
-  for (const [query, message] of cases) {
-    t.same(await get(query), { status: '0', message, result: null }, query.slice(0, 120))
+  for (const [query, reason] of cases) {
+    t.same(await get(query), { status: '0', message: 'NOTOK', result: reason }, query.slice(0, 120))
   }
   t.same(await get(`action=txlist&address=${alice}&startblock=${'9'.repeat(30)}`), { status: '0', message: 'No transactions found', result: [] },
     'a start past any block: nothing, no overflow')

@@ -1,10 +1,11 @@
 // Etherscan's contract module on a real chain, as hardhat-verify and forge
 // verify-contract call it: verifysourcecode by form and by JSON (standard
 // JSON input and a single file), checkverifystatus until the end,
-// getsourcecode, getabi, getcontractcreation, and failures storing nothing.
+// getsourcecode, getabi, getcontractcreation, and failures storing nothing;
+// txlist's functionName by the verified ABI once verified.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AbiCoder } from 'ethers'
+import { AbiCoder, Wallet } from 'ethers'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
@@ -40,6 +41,14 @@ const forgeInput = {
 // Compiled through the IR: verifiable as a single file only when the request says viaIR, as forge --via-ir does.
 const throughIr = await sender.deploy(compileStandard(standardInput({ 'VerifiedToken.sol': source }, { viaIR: true }), 'VerifiedToken.sol', 'VerifiedToken').bytecode + args('Ir'))
 const forged = await sender.deploy(compileStandard(forgeInput, 'src/VerifiedToken.sol', 'VerifiedToken').bytecode + args('Forged'))
+// Calls txlist names: a transfer to the token verified in the first test, to one never verified, an
+// unknown selector, and the transfer's input sent to an address without code.
+const transferInput = token.abi.encodeFunctionData('transfer', [wallets[0]!.address, 1n])
+const callFirst = await sender.send(first.address, transferInput)
+const callThird = await sender.send(third.address, transferInput)
+const unknownCall = await sender.send(third.address, '0xdeadbeef')
+const stranger = Wallet.createRandom().address.toLowerCase()
+const toNoCode = await sender.send(stranger, transferInput)
 await waitForIndexed(app)
 
 const api = async (query: string) => (await app.inject({ method: 'GET', url: `/api?${query}` })).json()
@@ -56,11 +65,16 @@ async function waitForStatus (guid: string): Promise<any> {
   }
   throw new Error('verification still pending')
 }
+/** Transaction `hash` as txlist of `address` lists it. */
+async function listed (address: string, hash: string): Promise<any> {
+  return (await api(`module=account&action=txlist&address=${address}`)).result.find((tx: { hash: string }) => tx.hash === hash)
+}
 
 t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pass - Verified; getsourcecode and getabi read it', async (t) => {
   const before = await api(`module=contract&action=getsourcecode&address=${first.address}`)
   t.match(before, { status: '1', result: [{ SourceCode: '', ABI: 'Contract source code not verified' }] }, 'hardhat-verify\'s is-verified check')
-  t.same(await api(`module=contract&action=getabi&address=${first.address}`), { status: '0', message: 'Contract source code not verified', result: null })
+  t.same(await api(`module=contract&action=getabi&address=${first.address}`), { status: '0', message: 'NOTOK', result: 'Contract source code not verified' })
+  t.match(await listed(first.address, callFirst), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 amount)' }, 'txlist: not verified, named by the selector table')
 
   // hardhat-verify sends its configured key in the form: a live one (a made-up one answers 401).
   const { key } = await createApiKey(db, { label: 'hardhat', tier: 'public' })
@@ -78,6 +92,8 @@ t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pas
   })
   t.match(submitted, { status: '1', message: 'OK', result: /^[0-9a-f]{32}$/ })
   t.same(await waitForStatus(submitted.result), { status: '1', message: 'OK', result: 'Pass - Verified' })
+  t.match(await listed(first.address, callFirst), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 value)' },
+    'txlist: verified, named by its ABI (its parameter names) at once')
 
   const [sourceCode] = (await api(`module=contract&action=getsourcecode&address=${first.address}`)).result
   t.match(sourceCode, {
@@ -107,6 +123,12 @@ t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pas
     compilerversion: BUNDLED_VERSION
   })
   t.same(again, { status: '0', message: 'NOTOK', result: 'Contract source code already verified' })
+})
+
+t.test('txlist functionName of calls to what nobody verified: the selector table\'s, or "" for an unknown selector and for no contract', async (t) => {
+  t.match(await listed(third.address, callThird), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 amount)' })
+  t.match(await listed(third.address, unknownCall), { methodId: '0xdeadbeef', functionName: '' })
+  t.match(await listed(stranger, toNoCode), { methodId: '0xa9059cbb', functionName: '' }, 'the same input to an address without code')
 })
 
 t.test('verifysourcecode (JSON, single file, module and action in the query) verifies a partial match', async (t) => {
@@ -211,10 +233,11 @@ t.test('failures: Fail - Unable to verify with the reason, nothing stored; bad r
   t.equal(await findVerifiedContract(db, third.address), null)
 
   const base = { module: 'contract', action: 'verifysourcecode', contractaddress: third.address, contractname: 'X', compilerversion: BUNDLED_VERSION }
-  t.match(await postForm({ ...base, sourceCode: '{"sources":', codeformat: 'solidity-standard-json-input' }), { status: '0', message: /not JSON/ })
-  t.match(await postForm({ ...base, sourceCode: 'x', codeformat: 'vyper' }), { status: '0', message: /Unsupported codeformat/ })
-  t.match(await postForm({ ...base, contractaddress: '0x12', sourceCode: 'x', codeformat: 'solidity-single-file' }), { status: '0', message: /Invalid contract address/ })
-  t.match(await postForm({ module: 'contract', action: 'verifysourcecode' }), { status: '0', message: 'Query parameter \'contractaddress\' is required' })
+  t.match(await postForm({ ...base, sourceCode: '{"sources":', codeformat: 'solidity-standard-json-input' }), { status: '0', message: 'NOTOK', result: /not JSON/ })
+  t.match(await postForm({ ...base, sourceCode: 'x', codeformat: 'vyper' }), { status: '0', message: 'NOTOK', result: /Unsupported codeformat/ })
+  t.match(await postForm({ ...base, contractaddress: '0x12', sourceCode: 'x', codeformat: 'solidity-single-file' }), { status: '0', message: 'NOTOK', result: /Invalid contract address/ })
+  t.same(await postForm({ module: 'contract', action: 'verifysourcecode' }), { status: '0', message: 'NOTOK', result: 'Query parameter \'contractaddress\' is required' })
+  t.same(await api('module=contract&action=getabi&address=0x12'), { status: '0', message: 'NOTOK', result: 'Error! Invalid address format' })
   t.same(await api('module=contract&action=checkverifystatus&guid=nope'), { status: '0', message: 'NOTOK', result: 'Unknown UID' })
   t.equal((await fetch(`${url}/api`, { method: 'POST', body: new URLSearchParams({ action: 'getabi' }) })).status, 400, 'no module')
 })
@@ -228,5 +251,5 @@ t.test('getcontractcreation names the creator and creating transaction of up to 
   ])
   t.same(await api(`module=contract&action=getcontractcreation&contractaddresses=${wallets[0]!.address}`), { status: '0', message: 'No data found', result: null })
   const six = Array.from({ length: 6 }, () => first.address).join(',')
-  t.match(await api(`module=contract&action=getcontractcreation&contractaddresses=${six}`), { status: '0', message: /Maximum 5/ })
+  t.match(await api(`module=contract&action=getcontractcreation&contractaddresses=${six}`), { status: '0', message: 'NOTOK', result: /Maximum 5/ })
 })

@@ -1,6 +1,6 @@
 // Blockscout's Etherscan-style /api on a real chain: the block countdown
 // against the node's blocks, and the envelope and statuses of every way a
-// request can be wrong (Blockscout's RPCView and RPCTranslator).
+// request can be wrong (Etherscan's error form, Blockscout's statuses).
 import t from 'tap'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
@@ -38,35 +38,37 @@ t.test('getblockcountdown counts the blocks to come and their time at the newest
   t.equal(far.result.RemainingBlock, (123456789012345678901234567890n - BigInt(head)).toString(), 'numbers past 2^53 stay exact')
 })
 
-t.test('getblockcountdown errors: 200 with status 0 and a null result, as Blockscout', async (t) => {
+t.test('getblockcountdown errors: 200 with status 0 and a null result, as Blockscout (its front end goes to the block on null)', async (t) => {
   const cases: Array<[string, string]> = [
     [`blockno=${head}`, 'Error! Block number already pass'],
     ['blockno=0', 'Error! Block number already pass'],
     ['blockno=abc', 'Invalid block number'],
     ['blockno=-5', 'Invalid block number'],
-    ['blockno=', 'Invalid block number'],
-    ['', 'Query parameter \'blockno\' is required']
+    ['blockno=', 'Invalid block number']
   ]
   for (const [params, message] of cases) {
     const response = await get(`/api?module=block&action=getblockcountdown&${params}`)
     t.equal(response.statusCode, 200, params)
     t.same(response.json(), { status: '0', message, result: null }, params)
   }
+  t.same((await get('/api?module=block&action=getblockcountdown')).json(), { status: '0', message: 'NOTOK', result: 'Query parameter \'blockno\' is required' },
+    'a missing parameter is the dispatcher\'s error, in Etherscan\'s form')
 })
 
-t.test('a missing or unknown module or action answers 400 in the envelope', async (t) => {
+t.test('a missing or unknown module or action answers 400 in Etherscan\'s error form', async (t) => {
   const cases: Array<[string, string]> = [
-    ['/api', 'Params \'module\' and \'action\' are required parameters'],
-    ['/api?module=block', 'Params \'module\' and \'action\' are required parameters'],
-    ['/api?module=nope&action=getblockcountdown', 'Unknown module'],
-    ['/api?module=constructor&action=getblockcountdown', 'Unknown module'],
-    ['/api?module=block&action=toString', 'Unknown action'],
+    ['/api', 'Error! Missing Or invalid Module name'],
+    ['/api?action=getblockcountdown', 'Error! Missing Or invalid Module name'],
+    ['/api?module=nope&action=getblockcountdown', 'Error! Missing Or invalid Module name'],
+    ['/api?module=constructor&action=getblockcountdown', 'Error! Missing Or invalid Module name'],
+    ['/api?module=block', 'Error! Missing Or invalid Action name'],
+    ['/api?module=block&action=toString', 'Error! Missing Or invalid Action name'],
     ['/api?module=block&action=getblockcountdown&blockno=1&blockno=2', 'querystring/blockno must be string']
   ]
-  for (const [url, message] of cases) {
+  for (const [url, reason] of cases) {
     const response = await get(url)
     t.equal(response.statusCode, 400, url)
-    t.same(response.json(), { status: '0', message, result: null }, url)
+    t.same(response.json(), { status: '0', message: 'NOTOK', result: reason }, url)
   }
 })
 
@@ -82,10 +84,10 @@ t.test('/api is in the API reference with the parameters of every action', async
   t.match(address, /account\.balance, [^:]*account\.txlist[^:]*: A 0x-prefixed 20-byte address/)
 })
 
-t.test('an unknown apikey answers 401 (API keys apply to /api as to the REST API)', async (t) => {
+t.test('an unknown apikey answers 401 in Etherscan\'s words (API keys apply to /api as to the REST API)', async (t) => {
   const response = await get(`/api?module=block&action=getblockcountdown&blockno=${head + 1}&apikey=no-such-key`)
   t.equal(response.statusCode, 401)
-  t.match(response.json(), { code: 'GW_ERR_API_KEY_INVALID', message: /Invalid API key/ })
+  t.same(response.json(), { status: '0', message: 'NOTOK', result: 'Invalid API Key' })
   t.equal((await get(`/api?module=block&action=getblockcountdown&blockno=${head + 1}`)).statusCode, 200, 'without a key: served')
 })
 

@@ -19,7 +19,9 @@ const get = async (query: string) => {
   return response.json()
 }
 const ok = (result: unknown) => ({ status: '1', message: 'OK', result })
-const notOk = (message: string, result: unknown = null) => ({ status: '0', message, result })
+/** Etherscan's error: NOTOK, the reason as the result. */
+const notOk = (reason: string) => ({ status: '0', message: 'NOTOK', result: reason })
+const nothingFound = (message: string) => ({ status: '0', message, result: [] })
 
 const TRANSFER = id('Transfer(address,address,uint256)')
 const asTopic = (address: string) => zeroPadValue(address, 32).toLowerCase()
@@ -42,7 +44,7 @@ t.test('getLogs: the receipts\' logs by address, topics and block range, oldest 
   const [from, to] = [Number(receipts.tokenTransfer.blockNumber), Number(receipts.nftTransfer.blockNumber)]
   t.same((await get(`module=logs&action=getLogs&topic0=${TRANSFER}&fromBlock=${from}&toBlock=${to}`)).result,
     node.logs.filter((l) => l.topics[0] === TRANSFER && Number(l.blockNumber) >= from && Number(l.blockNumber) <= to), 'a block range')
-  t.same(await get(`module=logs&action=getLogs&address=${Wallet.createRandom().address}`), notOk('No records found', []))
+  t.same(await get(`module=logs&action=getLogs&address=${Wallet.createRandom().address}`), nothingFound('No records found'))
   const many = node.logs.filter((l) => l.address === contracts.multi.toLowerCase())
   t.ok(many.length > 2, 'the ERC-1155 contract logged more than two')
   t.equal((await get(`module=logs&action=getLogs&address=${contracts.multi}&offset=5000`)).result.length, Math.min(many.length, 1000), 'at most 1000 a request')
@@ -115,10 +117,10 @@ t.test('ethsupply: the genesis allocation less the burnt base fees, which is eve
   t.equal(answer.result, balances.reduce((sum, b) => sum + b, 0n).toString(), 'the sum of the node\'s balances of every address')
 })
 
-t.test('getLogs bad input: status 0 and a reason', async (t) => {
+t.test('getLogs bad input: Etherscan\'s error, the reason as the result', async (t) => {
   const cases: Array<[string, string]> = [
     ['', 'Query parameter \'address\' or a topic is required'],
-    ['&address=0x12', 'Invalid address format'],
+    ['&address=0x12', 'Error! Invalid address format'],
     ['&topic0=0x12', 'Invalid topic0 format'],
     [`&topic0=${TRANSFER}&topic1=${asTopic(alice)}&topic0_1_opr=xor`, 'Invalid topic0_1_opr, it must be and or or'],
     [`&address=${alice}&fromBlock=earliest`, 'Invalid fromBlock'],

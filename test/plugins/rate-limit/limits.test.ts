@@ -138,7 +138,7 @@ t.test('a premium key sent each of the four ways gets the premium limit, apart f
   }
 })
 
-t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its own budget, not the address\'s', async (t) => {
+t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its own budget, not the address\'s; over it, Etherscan\'s refusal', async (t) => {
   const { key } = await createApiKey(app.db.knex, { label: 'etherscan body', tier: 'premium' })
   const address = newAddress()
   const form = async () => await app.inject({ method: 'POST', url: '/api', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `module=stats&action=ethsupply&apikey=${key}` })
@@ -150,7 +150,8 @@ t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its
   }
   const refused = await form()
   t.equal(refused.statusCode, 429, `request ${PREMIUM + 1} refused`)
-  t.same(refused.json(), { message: 'Too many requests' })
+  t.same(refused.json(), { status: '0', message: 'NOTOK', result: 'Max rate limit reached' }, 'in Etherscan\'s envelope and words')
+  t.ok(Number(refused.headers['retry-after']) > 0, 'with Retry-After')
   t.equal((await rest(address)).headers['x-ratelimit-remaining'], String(PUBLIC - 1), 'the address\'s public budget was untouched')
 })
 
