@@ -5,6 +5,7 @@ import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/qu
 import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type RestApp } from './schemas.ts'
 
 const topAddress = {
@@ -35,7 +36,7 @@ export function presentCoinBalance (c: CoinBalanceRecord) {
   }
 }
 
-export async function addressListRoutes (app: RestApp): Promise<void> {
+export async function addressListRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/addresses', {
@@ -67,9 +68,10 @@ export async function addressListRoutes (app: RestApp): Promise<void> {
       ? undefined
       : { coinBalance: balance, hash: hashBytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
     const rows = await queries.listTopAddresses({ sort: sorted ? q.sort : undefined, descending: q.order !== 'asc', cursor })
+    const named = await names.read(rows.map((a) => a.hash))
     return {
       ...toPage(rows,
-        (a) => ({ ...addressObject(a.hash, a.is_contract), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
+        (a) => ({ ...addressObject(a.hash, a.is_contract, named), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
         (last) => ({
           fetched_coin_balance: last.coin_balance,
           hash: hex(last.hash),

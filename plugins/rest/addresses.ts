@@ -2,7 +2,7 @@ import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
 import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import { transactionJson, transactionMembers } from './present-transaction.ts'
+import { transactionAddresses, transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, query, transaction, validationError, type RestApp } from './schemas.ts'
@@ -10,6 +10,7 @@ import { blockIndexCursor, listCursor } from './pages.ts'
 import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { AddressNameReader, AddressNames } from '../../core/address-names/index.ts'
 
 const intString = { type: 'string' } as const
 
@@ -44,11 +45,10 @@ const addressDetail = {
   }
 } as const
 
-function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
+function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: AddressNames) {
   const token = a?.token ?? null
   return {
-    ...addressObject(bytes, a?.contract_code != null),
-    ...(a?.verified_name == null ? {} : { name: a.verified_name, is_verified: true }),
+    ...addressObject(bytes, a?.contract_code != null, names),
     creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
     creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
@@ -66,14 +66,15 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   }
 }
 
-export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function addressRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
-    return presentAddress(hash, await queries.findAddress(hash))
+    const [address, named] = await Promise.all([queries.findAddress(hash), names.read([hash])])
+    return presentAddress(hash, address, named)
   })
 
   app.get('/addresses/:address_hash_param/counters', {
@@ -113,8 +114,9 @@ export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decod
     const q = request.query
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([queries.listAddressTransactions({ hash: hashBytes(request.params.address_hash_param), filter: q.filter, cursor }), app.confirmationDuration()])
-    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
-    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+    const shown = rows.slice(0, PAGE_SIZE)
+    const [decoded, named] = await Promise.all([decodeTransactionInputs(decoder, shown), names.read(shown.flatMap(transactionAddresses))])
+    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx), named),
       (last) => nextAddressTransactionParams(last, q.filter))))
   })
 }

@@ -18,6 +18,7 @@ import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import { NO_NAMES } from '../../core/address-names/index.ts'
 
 /**
  * new_block events for at most this many blocks of a batch, the newest: a
@@ -73,7 +74,7 @@ async function broadcastAddressTransactions (queries: Queries, decoder: Decoder,
     for (const tx of ofAddress) {
       if (!presented.has(tx.hash)) {
         const row = await queries.findTransaction(bytes(tx.hash))
-        presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row))))
+        presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row), NO_NAMES)))
       }
       if (presented.get(tx.hash) !== undefined) items.push(presented.get(tx.hash))
     }
