@@ -11,6 +11,8 @@ import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 import type { AddressNameReader, AddressNames } from '../../core/address-names/index.ts'
+import type { ProxyDetector, ProxyInfo } from '../../core/verify/proxy.ts'
+import { presentProxy } from './present-smart-contract.ts'
 
 const intString = { type: 'string' } as const
 
@@ -45,10 +47,26 @@ const addressDetail = {
   }
 } as const
 
-function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: AddressNames) {
+/**
+ * A proxy's kind and implementations, each named by its verified contract.
+ * As Blockscout, a minimal proxy (EIP-1167) whose implementation is verified
+ * shows as verified itself: it has no code of its own to verify.
+ */
+function proxyMembers (proxy: ProxyInfo | undefined, names: AddressNames, ownVerified: boolean) {
+  const implementations = (proxy?.implementations ?? []).map((address) => {
+    const named = names.get(address.toLowerCase())
+    return { address, name: named?.isVerified === true ? named.name : null }
+  })
+  const verifiedAsProxy = proxy?.type === 'eip1167' && implementations.length > 0 && implementations.every((i) => i.name !== null)
+  return { ...presentProxy(proxy, implementations), is_verified: ownVerified || verifiedAsProxy }
+}
+
+function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
   const token = a?.token ?? null
+  const shown = addressObject(bytes, a?.contract_code != null, names)
   return {
-    ...addressObject(bytes, a?.contract_code != null, names),
+    ...shown,
+    ...proxyMembers(proxy, names, shown.is_verified),
     creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
     creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
@@ -66,15 +84,26 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: Add
   }
 }
 
-export async function addressRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
+export type AddressRouteOptions = { decoder: Decoder, names: AddressNameReader, proxies: ProxyDetector | undefined }
+
+export async function addressRoutes (app: RestApp, { decoder, names, proxies }: AddressRouteOptions): Promise<void> {
   const queries = app.queries
 
   app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
-    const [address, named] = await Promise.all([queries.findAddress(hash), names.read([hash])])
-    return presentAddress(hash, address, named)
+    const address = await queries.findAddress(hash)
+    const code = address?.contract_code
+    // Proxy slots are read from the node: without it (or while it does not answer) the address shows as no proxy.
+    const proxy = code == null || proxies === undefined
+      ? undefined
+      : await proxies.detect(hex(hash), code.toString('hex')).catch((err: unknown) => {
+        request.log.warn({ err, reqId: request.id }, 'reading an address\'s proxy slots failed')
+        return undefined
+      })
+    const named = await names.read([hash, ...proxy?.implementations ?? []])
+    return presentAddress(hash, address, named, proxy)
   })
 
   app.get('/addresses/:address_hash_param/counters', {

@@ -98,7 +98,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(mainPageRoutes)
     await scope.register(blockRoutes, { decoder, names })
     await scope.register(transactionRoutes, { decoder, names })
-    await scope.register(addressRoutes, { decoder, names })
+    await scope.register(addressRoutes, { decoder, names, proxies: verifier?.proxies })
     await scope.register(tokenTransferRoutes, { names })
     await scope.register(internalTransactionRoutes, { names })
     await scope.register(logRoutes, { decoder, names })

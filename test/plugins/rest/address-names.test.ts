@@ -1,7 +1,8 @@
 // Address objects on a real chain: the verified contract's name and
 // is_verified, the token's name where nothing is verified, the operator's
 // public tags in Blockscout's Tag shape, in every list and detail that shows
-// addresses; names read in one query a page.
+// addresses; names read in one query a page; an EIP-1967 proxy and an
+// EIP-1167 clone showing their implementations on the address detail.
 import t from 'tap'
 import { AbiCoder, Wallet, getAddress } from 'ethers'
 import { build } from '../../helper.ts'
@@ -28,7 +29,7 @@ const tokenArgs = (name: string) => AbiCoder.defaultAbiCoder().encode(['string',
 const verifiedToken = await sender.deploy(token.bytecode + tokenArgs('Token A'))
 const plainToken = await sender.deploy(token.bytecode + tokenArgs('Token B'))
 
-const { input: proxiesInput, counterCode, counter, proxy, factory, child1, child2 } = await deployProxies(sender)
+const { input: proxiesInput, counterCode, counter, proxy, factory, child1, child2, clone } = await deployProxies(sender)
 
 const receiver = Wallet.createRandom().address.toLowerCase()
 const transfer = await sender.send(verifiedToken.address, token.abi.encodeFunctionData('transfer', [receiver, 5n]))
@@ -61,6 +62,9 @@ t.test('before verification: a token shows its token name, not verified; other a
   t.same(naming(detail.from), unnamed(deployer))
   t.same(naming((await get(`/api/v2/addresses/${verifiedToken.address}`))), named(verifiedToken.address, 'Token A', false))
   t.same(naming(await get(`/api/v2/addresses/${counter.address}`)), unnamed(counter.address))
+  t.match(await get(`/api/v2/addresses/${proxy.address}`), { proxy_type: 'eip1967', implementations: [{ address_hash: getAddress(counter.address), name: null }], is_verified: false },
+    'a proxy, its implementation not verified yet')
+  t.match(await get(`/api/v2/addresses/${clone}`), { proxy_type: 'eip1167', implementations: [{ address_hash: getAddress(counter.address), name: null }], is_verified: false })
 })
 
 t.test('a verified contract is named and verified on transactions, transfers, logs, tokens and addresses', async (t) => {
@@ -107,6 +111,16 @@ t.test('internal transactions name the verified implementation; a bytecode twin 
     [named(child1, 'Child', true), unnamed(child2)].sort((a, b) => a.hash.localeCompare(b.hash)), 'created contracts: the verified child, and its unverified twin')
   t.same(naming(await get(`/api/v2/addresses/${child2}`)), unnamed(child2), 'the twin\'s address detail')
   t.equal((await get(`/api/v2/smart-contracts/${child2}`)).is_verified, true, 'while its contract page shows it verified by similarity')
+})
+
+t.test('address detail of proxies: kind, implementations named once verified; a verified clone\'s implementation makes it verified', async (t) => {
+  const slotProxy = await get(`/api/v2/addresses/${proxy.address}`)
+  checkSpec(t, '/v2/addresses/{address_hash_param}', slotProxy)
+  t.match(slotProxy, { proxy_type: 'eip1967', implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }], is_verified: false, name: null })
+  const minimal = await get(`/api/v2/addresses/${clone}`)
+  t.match(minimal, { proxy_type: 'eip1167', implementations: [{ address_hash: getAddress(counter.address), name: 'Counter' }], is_verified: true, name: null })
+  t.match(await get(`/api/v2/addresses/${counter.address}`), { proxy_type: null, implementations: [], is_verified: true, name: 'Counter' }, 'the implementation is no proxy')
+  t.match(await get(`/api/v2/addresses/${receiver}`), { proxy_type: null, implementations: [], is_contract: false }, 'an account')
 })
 
 t.test('an operator\'s tag shows as a public tag at once (heard through PostgreSQL), also in cached answers, and goes when removed', async (t) => {
