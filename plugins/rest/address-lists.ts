@@ -2,7 +2,7 @@
 // validated, coin balance history (per block and per day) and tab counters.
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
-import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
+import { addressObject, blockMiner, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
@@ -96,7 +96,8 @@ export async function addressListRoutes (app: RestApp, { names }: { names: Addre
     }
   }, async (request) => {
     const rows = await queries.listBlocksBySigner({ signer: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return blockNumberList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    const named = await names.read(rows.map(blockMiner))
+    return blockNumberList.page(rows, (b) => presentBlock(b, 'list', named), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get('/addresses/:address_hash_param/coin-balance-history', {

@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
+import { JSON_TEXT, blockMiner, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { transactionAddresses, transactionJson } from './present-transaction.ts'
 import { internalTransactionAddresses, presentInternalTransaction } from './present-internal-transaction.ts'
@@ -38,7 +38,8 @@ export async function blockRoutes (app: RestApp, { decoder, names }: { decoder: 
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
     const rows = await app.queries.listBlocks({ before: request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0) })
-    return blockList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    const named = await names.read(rows.map(blockMiner))
+    return blockList.page(rows, (b) => presentBlock(b, 'list', named), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get('/blocks/:block_hash_or_number_param', {
@@ -54,7 +55,7 @@ export async function blockRoutes (app: RestApp, { decoder, names }: { decoder: 
     const key = id.startsWith('0x') ? { hash: Buffer.from(id.slice(2), 'hex') } : { number: Number(id) }
     const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await app.queries.findBlock(key)
     if (found === undefined) throw new NotFoundError()
-    return presentBlock(found, 'detail')
+    return presentBlock(found, 'detail', await names.read([blockMiner(found)]))
   })
 
   app.get('/blocks/:block_hash_or_number_param/transactions', {
@@ -111,5 +112,9 @@ export async function blockRoutes (app: RestApp, { decoder, names }: { decoder: 
 
   app.get('/main-page/blocks', {
     schema: { tags: ['main-page'], summary: 'The 4 newest blocks', querystring: query(), response: { 200: { type: 'array', items: block } } }
-  }, async () => (await app.queries.listBlocks({ before: undefined, limit: 4 })).slice(0, 4).map((b) => presentBlock(b, 'list')))
+  }, async () => {
+    const newest = (await app.queries.listBlocks({ before: undefined, limit: 4 })).slice(0, 4)
+    const named = await names.read(newest.map(blockMiner))
+    return newest.map((b) => presentBlock(b, 'list', named))
+  })
 }

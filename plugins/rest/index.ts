@@ -102,7 +102,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(tokenTransferRoutes, { names })
     await scope.register(internalTransactionRoutes, { names })
     await scope.register(logRoutes, { decoder, names })
-    await scope.register(transactionTraceRoutes)
+    await scope.register(transactionTraceRoutes, { names })
     await scope.register(transactionSummaryRoutes, { interpreter })
     await scope.register(interpretationRoutes, { interpreter })
     await scope.register(addressListRoutes, { names })

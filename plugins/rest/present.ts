@@ -143,8 +143,11 @@ export const jsonPage = (page: { items: string[], next_page_params: Record<strin
 /** EIP-1559 elasticity: the gas target is half the limit. */
 const ELASTICITY_MULTIPLIER = 2n
 
+/** Who made the block: clique blocks name the zero address as miner, the signer is who sealed it. */
+export const blockMiner = (b: BlockRecord): string => b.signer ?? b.miner
+
 /** A Block; the list variant leaves the detail-only counts null, as Blockscout does. */
-export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
+export function presentBlock (b: BlockRecord, variant: 'list' | 'detail', names: AddressNames = NO_NAMES) {
   const gasUsed = BigInt(b.gas_used)
   const gasLimit = BigInt(b.gas_limit)
   const fees = BigInt(b.transaction_fees)
@@ -158,8 +161,7 @@ export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
     transactions_count: b.transaction_count,
     internal_transactions_count: variant === 'detail' ? b.internal_transaction_count : null,
     withdrawals_count: variant === 'detail' ? 0 : null,
-    // Clique blocks name the zero address as miner: the signer is who made the block.
-    miner: addressObject(b.signer ?? b.miner, b.signer_is_contract),
+    miner: addressObject(blockMiner(b), b.signer_is_contract, names),
     size: b.size,
     difficulty: b.difficulty,
     total_difficulty: b.total_difficulty,

@@ -55,7 +55,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata, names }:
     const rows = q.holder_address_hash === undefined
       ? await queries.listTokenInstances({ token: address, before })
       : await queries.listHolderInstances({ token: address, holder: hashBytes(q.holder_address_hash), before })
-    return instanceList.page(rows, (i) => presentInstance(i, token),
+    const named = await names.read(rows.map((i) => i.owner))
+    return instanceList.page(rows, (i) => presentInstance(i, token, named),
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
@@ -74,7 +75,7 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata, names }:
     if (token === undefined || found === undefined) throw new NotFoundError()
     // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
     const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
-    return presentInstance({ ...found, metadata }, token)
+    return presentInstance({ ...found, metadata }, token, await names.read([found.owner]))
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers', {

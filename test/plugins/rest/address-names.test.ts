@@ -1,11 +1,15 @@
 // Address objects on a real chain: the verified contract's name and
 // is_verified, the token's name where nothing is verified, the operator's
 // public tags in Blockscout's Tag shape, in every list and detail that shows
-// addresses; names read in one query a page; an EIP-1967 proxy and an
-// EIP-1167 clone showing their implementations on the address detail.
+// addresses (also block miners, state changes, NFT owners and the socket's
+// pushes); names read in one query a page; an EIP-1967 proxy and an EIP-1167
+// clone showing their implementations on the address detail.
 import t from 'tap'
-import { AbiCoder, Wallet, getAddress } from 'ethers'
+import WebSocket from 'ws'
+import { Socket } from 'phoenix'
+import { AbiCoder, Interface, Wallet, getAddress } from 'ethers'
 import { build } from '../../helper.ts'
+import { compileContract } from '../../support/contracts.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { checkSpec } from '../../support/openapi.ts'
@@ -13,7 +17,7 @@ import { BUNDLED_VERSION, compileStandard, createSender, deployProxies, readFixt
 import { runTag } from '../../../scripts/ops/tag.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 1)
-const { app } = await build(t, { GENESIS_ALLOC: allocFile })
+const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })
 const sender = createSender(app.geth.rpc, wallets[0]!)
 const deployer = wallets[0]!.address.toLowerCase()
 const get = async (path: string) => {
@@ -141,6 +145,45 @@ t.test('an operator\'s tag shows as a public tag at once (heard through PostgreS
   await runTag(app.db.knex, { address: receiver, tag: undefined }, () => {})
   const after = await eventually(async () => await get(`/api/v2/addresses/${receiver}`), (a) => a.public_tags.length === 0)
   t.same(after.public_tags, [], 'untagged')
+})
+
+t.test('block miners, state changes, NFT owners and the socket\'s pushes name addresses too', async (t) => {
+  const socket = new Socket(`${url.replace('http', 'ws')}/socket/v2`, { transport: WebSocket as never, reconnectAfterMs: () => 100 })
+  socket.connect()
+  t.teardown(() => socket.disconnect())
+  const channel = socket.channel(`addresses:${receiver}`, {})
+  await new Promise((resolve, reject) => { channel.join().receive('ok', resolve).receive('error', reject) })
+  const pushed: any[] = []
+  channel.on('token_transfer', (payload) => { pushed.push(...payload.token_transfers) })
+
+  const signer = (await get('/api/v2/blocks')).items[0].miner.hash
+  await runTag(app.db.knex, { address: receiver, tag: 'Receiver' }, () => {})
+  await runTag(app.db.knex, { address: signer, tag: 'Sealer' }, () => {})
+  t.teardown(async () => {
+    for (const address of [receiver, signer]) await runTag(app.db.knex, { address, tag: undefined }, () => {})
+  })
+  const receiverTags = [{ address_hash: getAddress(receiver), display_name: 'Receiver', label: 'receiver' }]
+  const sealerTags = [{ address_hash: signer, display_name: 'Sealer', label: 'sealer' }]
+  const nftCode = await compileContract(new URL('../../fixtures/contracts/TestNft.sol', import.meta.url), 'TestNft')
+  const nft = await sender.deploy(nftCode.bytecode)
+  await sender.send(nft.address, new Interface(nftCode.abi as never).encodeFunctionData('mint', [receiver, 1n]))
+  const pay = await sender.send(verifiedToken.address, token.abi.encodeFunctionData('transfer', [receiver, 1n]))
+  await waitForIndexed(app)
+
+  const blocks = await eventually(async () => await get('/api/v2/blocks'), (b) => b.items[0].miner.public_tags.length > 0)
+  t.same(blocks.items[0].miner.public_tags, sealerTags, 'block list')
+  t.same((await get('/api/v2/main-page/blocks'))[0].miner.public_tags, sealerTags, 'main page blocks')
+  t.same((await get(`/api/v2/blocks/${blocks.items[0].height}`)).miner.public_tags, sealerTags, 'block detail')
+  t.same((await get(`/api/v2/addresses/${signer}/blocks-validated`)).items[0].miner.public_tags, sealerTags, 'blocks validated')
+
+  const changes = await get(`/api/v2/transactions/${pay}/state-changes`)
+  checkSpec(t, '/v2/transactions/{transaction_hash_param}/state-changes', changes)
+  t.same(changes.items.filter((c: any) => c.address.hash === getAddress(receiver)).map((c: any) => c.address.public_tags), [receiverTags], 'state changes')
+  t.same((await get(`/api/v2/tokens/${nft.address}/instances/1`)).owner.public_tags, receiverTags, 'instance owner')
+  t.same((await get(`/api/v2/tokens/${nft.address}/instances`)).items[0].owner.public_tags, receiverTags, 'instances\' owners')
+
+  const heard = await eventually(async () => pushed.find((x) => x.transaction_hash === pay), (x) => x !== undefined)
+  t.same(naming(heard.to), { hash: getAddress(receiver), name: null, is_verified: false, public_tags: receiverTags }, 'the socket\'s token_transfer')
 })
 
 t.test('a page\'s names are read in one query, and kept for the next page', async (t) => {
