@@ -111,7 +111,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(withdrawalRoutes)
     await scope.register(tokenRoutes, { names })
     await scope.register(tokenInstanceRoutes, { nftMetadata, names })
-    await scope.register(smartContractRoutes, { verifier })
+    await scope.register(smartContractRoutes, { verifier, names })
     if (verifier !== undefined) await scope.register(verificationRoutes, { verifier })
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)

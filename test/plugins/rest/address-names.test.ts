@@ -142,6 +142,14 @@ t.test('an operator\'s tag shows as a public tag at once (heard through PostgreS
   t.same(holders.items.map((h: any) => [h.address.hash, h.address.public_tags]).sort(), [[getAddress(deployer), []], [getAddress(receiver), [tag]]].sort(), 'token holders')
   t.same(naming((await get('/api/v2/token-transfers')).items.find((x: any) => x.transaction_hash === transfer).to).public_tags, [tag], 'token transfers')
 
+  await runTag(app.db.knex, { address: verifiedToken.address, tag: 'Issuer' }, () => {})
+  const issuer = [{ address_hash: getAddress(verifiedToken.address), display_name: 'Issuer', label: 'issuer' }]
+  const contract = await eventually(async () => await get(`/api/v2/addresses/${verifiedToken.address}`), (a) => a.public_tags.length > 0)
+  t.same(naming(contract), { ...named(verifiedToken.address, 'VerifiedToken', true), public_tags: issuer }, 'a verified contract keeps its name beside its tag')
+  const verifiedList = await get('/api/v2/smart-contracts')
+  t.same(naming(verifiedList.items.find((i: any) => i.address.hash === getAddress(verifiedToken.address)).address), naming(contract), 'the verified contracts\' list')
+
+  await runTag(app.db.knex, { address: verifiedToken.address, tag: undefined }, () => {})
   await runTag(app.db.knex, { address: receiver, tag: undefined }, () => {})
   const after = await eventually(async () => await get(`/api/v2/addresses/${receiver}`), (a) => a.public_tags.length === 0)
   t.same(after.public_tags, [], 'untagged')
