@@ -6,8 +6,8 @@
 // public tag is the one an operator set (`npm run ops -- tag`).
 //
 // A page reads the names of all its addresses at once, in one query for
-// those not kept. Names are kept ABI_SOURCE_TTL_MS-long: a verification or a
-// tag, here or on another instance (notify.ts), forgets them at once; a
+// those not kept. Names are kept KEPT_MS: a verification or a tag, here, on
+// another instance or by the ops command (notify.ts), forgets them at once; a
 // token's name read by the indexer shows within that time.
 import type { Logger } from '../logger.ts'
 import type { ChannelListener } from '../db/listen.ts'
