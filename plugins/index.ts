@@ -31,6 +31,7 @@ import metrics from './metrics/index.ts'
 import faucet from './faucet/index.ts'
 import verify from './verify/index.ts'
 import httpCache from './http-cache/index.ts'
+import addressNames from './address-names/index.ts'
 
 export type BuildAppOptions = {
   logger?: pino.Logger
@@ -118,6 +119,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(websocket)
   await app.register(verify, config.verify)
   await app.register(interpreter, { coinSymbol: config.stats.coinSymbol })
+  await app.register(addressNames)
   await app.register(rpcWebsocket, { ...config.rpcWebsocket, timeoutMs: config.rpcProxy.timeoutMs })
   // Before the routes it caches (its onRoute hook sees only routes added after it).
   await app.register(httpCache, config.httpCache)

@@ -19,8 +19,6 @@ export type AddressRecord = {
   has_logs: boolean
   has_tokens: boolean
   token: { type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number } | null
-  /** The verified contract's name (core/verify), null when not verified. */
-  verified_name: string | null
 }
 
 /**
@@ -38,8 +36,7 @@ export async function findAddress (db: QueryDb, hash: Buffer): Promise<AddressRe
       exists (select 1 from blocks b where b.signer = :hash) as has_validated_blocks,
       exists (select 1 from logs l where l.address = :hash) as has_logs,
       exists (select 1 from token_balances tb where tb.holder = :hash and tb.value > 0) as has_tokens,
-      (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token,
-      (select v.name from verified_contracts v where v.address = a.hash) as verified_name
+      (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token
     from addresses a where a.hash = :hash`, { hash })
   const row = rows[0]
   return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex'
 import type pg from 'pg'
 import * as addressBalance from './address-balance.ts'
+import * as addressNames from './address-names.ts'
 import * as addressNfts from './address-nfts.ts'
 import * as addressTabs from './address-tabs.ts'
 import * as addressTokens from './address-tokens.ts'
@@ -60,6 +61,7 @@ export function createQueries ({ knex, prepared }: QueriesOptions) {
   return {
     countAddresses: bind(db, addressBalance.countAddresses),
     findAddressBalance: bind(db, addressBalance.findAddressBalance),
+    readAddressNames: bind(db, addressNames.readAddressNames),
     listAddressNftCollections: bind(db, addressNfts.listAddressNftCollections),
     listAddressNfts: bind(db, addressNfts.listAddressNfts),
     countAddressTabs: bind(db, addressTabs.countAddressTabs),

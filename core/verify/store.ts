@@ -3,6 +3,7 @@
 // and its answer stable.
 import type { Knex } from 'knex'
 import type { MatchType } from './bytecode.ts'
+import { announceNameChange } from '../address-names/notify.ts'
 
 export type VerifiedContract = {
   /** 0x and 40 lower-case hex digits. */
@@ -102,6 +103,8 @@ export async function storeVerifiedContract (db: Knex, row: VerifiedContractRow)
     row.evmVersion, row.optimization, row.optimizationRuns, row.licenseType, JSON.stringify(row.externalLibraries),
     row.verificationMethod, row.runtimeCodeHash
   ])
+  // Every instance shows the contract's name and is_verified at once, not after their names expire.
+  if (rows.length > 0) await announceNameChange(db, row.address)
   return rows.length > 0
 }
 

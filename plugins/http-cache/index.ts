@@ -57,6 +57,11 @@ async function httpCache (app: FastifyInstance, options: HttpCachePluginOptions)
     const stop = app.verifier.subscribe((event) => { if (event.status === 'success') cache.clear() })
     app.addHook('onClose', async () => { stop() })
   }
+  // So does a name or tag changed anywhere (a tag is set by another process): plugins/address-names hears it.
+  if (app.hasDecorator('addressNames')) {
+    const stop = app.addressNames.onChange(() => cache.clear())
+    app.addHook('onClose', async () => { stop() })
+  }
   app.addHook('onRoute', (route) => {
     const cached = CACHED_ROUTES.get(route.url)
     if (cached === undefined || ![route.method].flat().every((m) => m === 'GET' || m === 'HEAD')) return

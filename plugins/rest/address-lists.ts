@@ -2,9 +2,10 @@
 // validated, coin balance history (per block and per day) and tab counters.
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
-import { addressObject, hex, presentBlock, timestamp, hashBytes } from './present.ts'
+import { addressObject, blockMiner, hex, presentBlock, timestamp, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 import { addressHashParams as params, addressObject as addressSchema, block, intString, itemsCount, nullable, page, query, validationError, type RestApp } from './schemas.ts'
 
 const topAddress = {
@@ -35,7 +36,7 @@ export function presentCoinBalance (c: CoinBalanceRecord) {
   }
 }
 
-export async function addressListRoutes (app: RestApp): Promise<void> {
+export async function addressListRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/addresses', {
@@ -67,9 +68,10 @@ export async function addressListRoutes (app: RestApp): Promise<void> {
       ? undefined
       : { coinBalance: balance, hash: hashBytes(q.hash), transactionCount: String(typeof q.transactions_count === 'number' ? q.transactions_count : 0) }
     const rows = await queries.listTopAddresses({ sort: sorted ? q.sort : undefined, descending: q.order !== 'asc', cursor })
+    const named = await names.read(rows.map((a) => a.hash))
     return {
       ...toPage(rows,
-        (a) => ({ ...addressObject(a.hash, a.is_contract), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
+        (a) => ({ ...addressObject(a.hash, a.is_contract, named), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
         (last) => ({
           fetched_coin_balance: last.coin_balance,
           hash: hex(last.hash),
@@ -94,7 +96,8 @@ export async function addressListRoutes (app: RestApp): Promise<void> {
     }
   }, async (request) => {
     const rows = await queries.listBlocksBySigner({ signer: hashBytes(request.params.address_hash_param), before: request.query.block_number })
-    return blockNumberList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    const named = await names.read(rows.map(blockMiner))
+    return blockNumberList.page(rows, (b) => presentBlock(b, 'list', named), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get('/addresses/:address_hash_param/coin-balance-history', {

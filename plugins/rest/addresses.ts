@@ -2,7 +2,7 @@ import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
 import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import { transactionJson, transactionMembers } from './present-transaction.ts'
+import { transactionAddresses, transactionJson, transactionMembers } from './present-transaction.ts'
 import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, query, transaction, validationError, type RestApp } from './schemas.ts'
@@ -10,6 +10,9 @@ import { blockIndexCursor, listCursor } from './pages.ts'
 import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { AddressNameReader, AddressNames } from '../../core/address-names/index.ts'
+import type { ProxyDetector, ProxyInfo } from '../../core/verify/proxy.ts'
+import { presentProxy } from './present-smart-contract.ts'
 
 const intString = { type: 'string' } as const
 
@@ -44,11 +47,26 @@ const addressDetail = {
   }
 } as const
 
-function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
+/**
+ * A proxy's kind and implementations, each named by its verified contract.
+ * As Blockscout, a minimal proxy (EIP-1167) whose implementation is verified
+ * shows as verified itself: it has no code of its own to verify.
+ */
+function proxyMembers (proxy: ProxyInfo | undefined, names: AddressNames, ownVerified: boolean) {
+  const implementations = (proxy?.implementations ?? []).map((address) => {
+    const named = names.get(address.toLowerCase())
+    return { address, name: named?.isVerified === true ? named.name : null }
+  })
+  const verifiedAsProxy = proxy?.type === 'eip1167' && implementations.length > 0 && implementations.every((i) => i.name !== null)
+  return { ...presentProxy(proxy, implementations), is_verified: ownVerified || verifiedAsProxy }
+}
+
+function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
   const token = a?.token ?? null
+  const shown = addressObject(bytes, a?.contract_code != null, names)
   return {
-    ...addressObject(bytes, a?.contract_code != null),
-    ...(a?.verified_name == null ? {} : { name: a.verified_name, is_verified: true }),
+    ...shown,
+    ...proxyMembers(proxy, names, shown.is_verified),
     creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
     creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
@@ -66,14 +84,26 @@ function presentAddress (bytes: Buffer, a: AddressRecord | undefined) {
   }
 }
 
-export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+export type AddressRouteOptions = { decoder: Decoder, names: AddressNameReader, proxies: ProxyDetector | undefined }
+
+export async function addressRoutes (app: RestApp, { decoder, names, proxies }: AddressRouteOptions): Promise<void> {
   const queries = app.queries
 
   app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
     const hash = hashBytes(request.params.address_hash_param)
-    return presentAddress(hash, await queries.findAddress(hash))
+    const address = await queries.findAddress(hash)
+    const code = address?.contract_code
+    // Proxy slots are read from the node: without it (or while it does not answer) the address shows as no proxy.
+    const proxy = code == null || proxies === undefined
+      ? undefined
+      : await proxies.detect(hex(hash), code.toString('hex')).catch((err: unknown) => {
+        request.log.warn({ err, reqId: request.id }, 'reading an address\'s proxy slots failed')
+        return undefined
+      })
+    const named = await names.read([hash, ...proxy?.implementations ?? []])
+    return presentAddress(hash, address, named, proxy)
   })
 
   app.get('/addresses/:address_hash_param/counters', {
@@ -113,8 +143,9 @@ export async function addressRoutes (app: RestApp, { decoder }: { decoder: Decod
     const q = request.query
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([queries.listAddressTransactions({ hash: hashBytes(request.params.address_hash_param), filter: q.filter, cursor }), app.confirmationDuration()])
-    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
-    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+    const shown = rows.slice(0, PAGE_SIZE)
+    const [decoded, named] = await Promise.all([decodeTransactionInputs(decoder, shown), names.read(shown.flatMap(transactionAddresses))])
+    return await reply.type(JSON_TEXT).send(jsonPage(addressTransactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx), named),
       (last) => nextAddressTransactionParams(last, q.filter))))
   })
 }

@@ -18,6 +18,7 @@ import { total } from './present-transaction.ts'
 import { addressObject, checksumAddress, epochTimestamp, hashBytes } from './present.ts'
 import { query, validationError, type RestApp } from './schemas.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import { NO_NAMES, type AddressNameReader, type AddressNames } from '../../core/address-names/index.ts'
 
 const SIGNATURES = [
   'transfer(address,uint256)', 'transferFrom(address,address,uint256)', 'approve(address,uint256)', 'mint(address,uint256)',
@@ -45,8 +46,8 @@ const method = {
   properties: { method_id: { type: 'string', pattern: '^0x[0-9a-f]{8}$' }, name: { type: 'string', description: 'Empty when the selector names no method known here' } }
 } as const
 
-export async function advancedFilterRoutes (app: RestApp): Promise<void> {
-  await app.register(advancedFilterListRoute)
+export async function advancedFilterRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
+  await app.register(advancedFilterListRoute, { names })
   app.get('/advanced-filters/methods', {
     schema: {
       tags: ['advanced-filters'],
@@ -126,7 +127,7 @@ function toCursor (q: AdvancedFilterQuery): AdvancedFilterCursor | undefined {
 const TRANSFER_KIND = 1
 const INTERNAL_KIND = 2
 
-function presentItem (r: AdvancedFilterRow) {
+function presentItem (r: AdvancedFilterRow, names: AddressNames = NO_NAMES) {
   const isTransfer = r.kind === TRANSFER_KIND
   const token = isTransfer
     ? { address: hashBytes(r.token_address!), type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
@@ -137,9 +138,9 @@ function presentItem (r: AdvancedFilterRow) {
     // As Blockscout's result: success, or the error, Geth's plain revert as "Reverted".
     status: r.status === 1 ? 'success' : r.error === null || r.error === 'execution reverted' ? 'Reverted' : r.error,
     method: r.method_id,
-    from: addressObject(r.from, r.from_is_contract),
-    to: r.to === null ? null : addressObject(r.to, r.to_is_contract),
-    created_contract: r.created_contract === null ? null : addressObject(r.created_contract, true),
+    from: addressObject(r.from, r.from_is_contract, names),
+    to: r.to === null ? null : addressObject(r.to, r.to_is_contract, names),
+    created_contract: r.created_contract === null ? null : addressObject(r.created_contract, true, names),
     value: isTransfer ? null : r.value,
     total: isTransfer ? total({ token_type: r.token_type!, amount: r.amount!, token_id: r.token_id, decimals: r.decimals }) : null,
     token: token === undefined ? null : presentToken(token),
@@ -226,7 +227,8 @@ async function readCsvRows (queries: Queries, filter: AdvancedFilter): Promise<s
   let cursor: AdvancedFilterCursor | undefined
   for (let more = true; more;) {
     const rows = await queries.listAdvancedFilterItems({ filter, cursor })
-    const items = rows.slice(0, PAGE_SIZE).map(presentItem)
+    // The CSV shows addresses only: no names to read.
+    const items = rows.slice(0, PAGE_SIZE).map((r) => presentItem(r))
     lines.push(...items.slice(0, CSV_MAX_ITEMS - lines.length).map(csvRow))
     more = rows.length > PAGE_SIZE && lines.length < CSV_MAX_ITEMS
     // Nothing matched (an empty index, a filter nothing fits): no page after it.
@@ -238,7 +240,7 @@ async function readCsvRows (queries: Queries, filter: AdvancedFilter): Promise<s
 
 const csvQuery = { ...advancedFilterQuery, properties: Object.fromEntries(Object.entries(advancedFilterQuery.properties).filter(([k]) => !CURSOR_KEYS.includes(k))) }
 
-export async function advancedFilterListRoute (app: RestApp): Promise<void> {
+export async function advancedFilterListRoute (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
   app.get('/advanced-filters', {
     schema: {
@@ -254,7 +256,9 @@ export async function advancedFilterListRoute (app: RestApp): Promise<void> {
     const search = await searchParams(app, q)
     if (filter === 'empty') return { items: [], next_page_params: null, search_params: search }
     const rows = await queries.listAdvancedFilterItems({ filter, cursor: toCursor(q) })
-    const items = rows.slice(0, PAGE_SIZE).map(presentItem)
+    const shown = rows.slice(0, PAGE_SIZE)
+    const named = await names.read(shown.flatMap((r) => [r.from, r.to, r.created_contract]))
+    const items = shown.map((r) => presentItem(r, named))
     const next = rows.length > PAGE_SIZE ? nextPageParams(items[items.length - 1]!, q.items_count ?? 0) : null
     return { items, next_page_params: next, search_params: search }
   })

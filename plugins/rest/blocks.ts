@@ -1,14 +1,15 @@
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { JSON_TEXT, jsonPage, presentBlock } from './present.ts'
+import { JSON_TEXT, blockMiner, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, query, transaction, validationError, type RestApp } from './schemas.ts'
-import { transactionJson } from './present-transaction.ts'
-import { presentInternalTransaction } from './present-internal-transaction.ts'
+import { transactionAddresses, transactionJson } from './present-transaction.ts'
+import { internalTransactionAddresses, presentInternalTransaction } from './present-internal-transaction.ts'
 import { blockIndexList, blockNumberParam, integer, internalTransaction } from './list-schemas.ts'
 import { bigintParam, integerParam, listCursor } from './pages.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 const NUMBER_OR_HASH = '^([0-9]+|0x[A-Fa-f0-9]{64})$'
 export const blockParams = {
@@ -25,7 +26,7 @@ const blockList = listCursor({ block_number: blockNumberParam, items_count: item
 /** A block's internal transactions resume after (transaction index, trace index). */
 const blockInternalTransactionList = listCursor({ transaction_index: integer, index: integer, items_count: itemsCount })
 
-export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function blockRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
   app.get('/blocks', {
     schema: {
       tags: ['blocks'],
@@ -37,7 +38,8 @@ export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder
     // A clique chain has no uncles, and reorged blocks are not kept.
     if ((request.query.type ?? 'block') !== 'block') return { items: [], next_page_params: null }
     const rows = await app.queries.listBlocks({ before: request.query.block_number === undefined ? undefined : bigintParam(request.query.block_number, 0) })
-    return blockList.page(rows, (b) => presentBlock(b, 'list'), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
+    const named = await names.read(rows.map(blockMiner))
+    return blockList.page(rows, (b) => presentBlock(b, 'list', named), (last) => ({ block_number: last.number, items_count: PAGE_SIZE }))
   })
 
   app.get('/blocks/:block_hash_or_number_param', {
@@ -53,7 +55,7 @@ export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder
     const key = id.startsWith('0x') ? { hash: Buffer.from(id.slice(2), 'hex') } : { number: Number(id) }
     const found = 'number' in key && !Number.isSafeInteger(key.number) ? undefined : await app.queries.findBlock(key)
     if (found === undefined) throw new NotFoundError()
-    return presentBlock(found, 'detail')
+    return presentBlock(found, 'detail', await names.read([blockMiner(found)]))
   })
 
   app.get('/blocks/:block_hash_or_number_param/transactions', {
@@ -75,8 +77,8 @@ export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder
     const number = await blockNumberOf(app.queries, request.params.block_hash_or_number_param)
     if (number === undefined) throw new NotFoundError()
     const [rows, confirmation] = await Promise.all([app.queries.listBlockTransactions({ blockNumber: number, type: request.query.type, afterIndex: integerParam(request.query.index, -1) }), app.confirmationDuration()])
-    const decoded = await decodeTransactionInputs(decoder, rows)
-    return await reply.type(JSON_TEXT).send(jsonPage(blockIndexList.keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+    const [decoded, named] = await Promise.all([decodeTransactionInputs(decoder, rows), names.read(rows.flatMap(transactionAddresses))])
+    return await reply.type(JSON_TEXT).send(jsonPage(blockIndexList.keysetPage(rows, (tx) => transactionJson(tx, confirmation, decoded(tx), named),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE }), request.query)))
   })
 
@@ -103,11 +105,16 @@ export async function blockRoutes (app: RestApp, { decoder }: { decoder: Decoder
     const q = request.query
     const after = q.transaction_index === undefined ? undefined : { transactionIndex: integerParam(q.transaction_index, 0), index: integerParam(q.index, -1) }
     const rows = await app.queries.listBlockInternalTransactions({ blockNumber: number, after })
-    return blockInternalTransactionList.keysetPage(rows, presentInternalTransaction,
+    const named = await names.read(rows.flatMap(internalTransactionAddresses))
+    return blockInternalTransactionList.keysetPage(rows, (i) => presentInternalTransaction(i, named),
       (last) => ({ transaction_index: last.transaction_index, index: last.trace_index, items_count: PAGE_SIZE }), q)
   })
 
   app.get('/main-page/blocks', {
     schema: { tags: ['main-page'], summary: 'The 4 newest blocks', querystring: query(), response: { 200: { type: 'array', items: block } } }
-  }, async () => (await app.queries.listBlocks({ before: undefined, limit: 4 })).slice(0, 4).map((b) => presentBlock(b, 'list')))
+  }, async () => {
+    const newest = (await app.queries.listBlocks({ before: undefined, limit: 4 })).slice(0, 4)
+    const named = await names.read(newest.map(blockMiner))
+    return newest.map((b) => presentBlock(b, 'list', named))
+  })
 }

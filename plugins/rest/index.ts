@@ -30,6 +30,7 @@ import { DatabaseUnavailableError, NodeUnavailableError, UnknownApiActionError }
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { interpreterOf } from '../interpreter/index.ts'
 import { interpretationRoutes } from './interpretations.ts'
+import { createAddressNameReader, type AddressNameReader } from '../../core/address-names/index.ts'
 
 /** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
 const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
@@ -44,6 +45,17 @@ function keptNftMetadataOnly (app: FastifyInstance): NftMetadataReader {
   return reader
 }
 
+/**
+ * Without the app's names (plugins/address-names), as when bench:rest mounts
+ * these routes alone, names are read the same way but nothing from other
+ * processes is heard: a tag shows when its name expires.
+ */
+async function unheardAddressNames (app: FastifyInstance): Promise<AddressNameReader> {
+  const names = await createAddressNameReader({ queries: app.queries })
+  app.addHook('onClose', async () => await names.close())
+  return names
+}
+
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
   await app.register(restV2, { prefix: '/api/v2' })
@@ -56,6 +68,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   // bench:rest mounts these routes without a node: nothing to verify against then.
   const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
   const { decoder, interpreter } = interpreterOf(app)
+  const names = app.hasDecorator('addressNames') ? app.addressNames : await unheardAddressNames(app)
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -83,27 +96,27 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     // As Blockscout: a path under /api/v2 that names no action is a 400.
     scope.setNotFoundHandler(async () => { throw new UnknownApiActionError() })
     await scope.register(mainPageRoutes)
-    await scope.register(blockRoutes, { decoder })
-    await scope.register(transactionRoutes, { decoder })
-    await scope.register(addressRoutes, { decoder })
-    await scope.register(tokenTransferRoutes)
-    await scope.register(internalTransactionRoutes)
-    await scope.register(logRoutes, { decoder })
-    await scope.register(transactionTraceRoutes)
+    await scope.register(blockRoutes, { decoder, names })
+    await scope.register(transactionRoutes, { decoder, names })
+    await scope.register(addressRoutes, { decoder, names, proxies: verifier?.proxies })
+    await scope.register(tokenTransferRoutes, { names })
+    await scope.register(internalTransactionRoutes, { names })
+    await scope.register(logRoutes, { decoder, names })
+    await scope.register(transactionTraceRoutes, { names })
     await scope.register(transactionSummaryRoutes, { interpreter })
     await scope.register(interpretationRoutes, { interpreter })
-    await scope.register(addressListRoutes)
+    await scope.register(addressListRoutes, { names })
     await scope.register(addressTokenRoutes)
     await scope.register(addressNftRoutes)
     await scope.register(withdrawalRoutes)
-    await scope.register(tokenRoutes)
-    await scope.register(tokenInstanceRoutes, { nftMetadata })
-    await scope.register(smartContractRoutes, { verifier })
+    await scope.register(tokenRoutes, { names })
+    await scope.register(tokenInstanceRoutes, { nftMetadata, names })
+    await scope.register(smartContractRoutes, { verifier, names })
     if (verifier !== undefined) await scope.register(verificationRoutes, { verifier })
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
     await scope.register(configRoutes)
-    await scope.register(advancedFilterRoutes)
+    await scope.register(advancedFilterRoutes, { names })
   })
 }
 

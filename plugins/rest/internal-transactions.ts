@@ -5,10 +5,11 @@ import { AFTER_ALL } from '../../core/queries/cursor.ts'
 import { type InternalTransactionCursor, type InternalTransactionRecord } from '../../core/queries/internal-transactions.ts'
 import { hashParam, internalTransaction, internalTransactionList } from './list-schemas.ts'
 import { bigintParam, integerParam, pageSize } from './pages.ts'
-import { presentInternalTransaction } from './present-internal-transaction.ts'
+import { internalTransactionAddresses, presentInternalTransaction } from './present-internal-transaction.ts'
 import { addressHashParams, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 const listResponse = internalTransactionList.response(internalTransaction)
 
@@ -24,8 +25,13 @@ export const nextInternalTransactionParams = (size: number) => (last: InternalTr
   block_number: last.block_number, transaction_index: last.transaction_index, index: last.trace_index, items_count: size
 })
 
-export async function internalTransactionRoutes (app: RestApp): Promise<void> {
+export async function internalTransactionRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
+  /** Each internal transaction with the page's names. */
+  const presenter = async (rows: InternalTransactionRecord[]) => {
+    const named = await names.read(rows.flatMap(internalTransactionAddresses))
+    return (i: InternalTransactionRecord) => presentInternalTransaction(i, named)
+  }
 
   app.get('/internal-transactions', {
     schema: {
@@ -38,7 +44,7 @@ export async function internalTransactionRoutes (app: RestApp): Promise<void> {
     const q = request.query
     const size = pageSize(q.limit)
     const rows = await queries.listInternalTransactions({ transaction: q.transaction_hash === undefined ? undefined : hashBytes(q.transaction_hash), cursor: descCursor(q) })
-    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(size), q, size)
+    return internalTransactionList.keysetPage(rows, await presenter(rows), nextInternalTransactionParams(size), q, size)
   })
 
   app.get('/transactions/:transaction_hash_param/internal-transactions', {
@@ -53,7 +59,7 @@ export async function internalTransactionRoutes (app: RestApp): Promise<void> {
     const hash = hashBytes(request.params.transaction_hash_param)
     if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const rows = await queries.listTransactionInternalTransactions({ hash, afterIndex: integerParam(request.query.index, -1) })
-    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), request.query)
+    return internalTransactionList.keysetPage(rows, await presenter(rows), nextInternalTransactionParams(PAGE_SIZE), request.query)
   })
 
   app.get('/addresses/:address_hash_param/internal-transactions', {
@@ -67,6 +73,6 @@ export async function internalTransactionRoutes (app: RestApp): Promise<void> {
   }, async (request) => {
     const q = request.query
     const rows = await queries.listAddressInternalTransactions({ address: hashBytes(request.params.address_hash_param), filter: q.filter, cursor: descCursor(q) })
-    return internalTransactionList.keysetPage(rows, presentInternalTransaction, nextInternalTransactionParams(PAGE_SIZE), q)
+    return internalTransactionList.keysetPage(rows, await presenter(rows), nextInternalTransactionParams(PAGE_SIZE), q)
   })
 }

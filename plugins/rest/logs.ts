@@ -3,18 +3,24 @@ import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { type LogRecord } from '../../core/queries/logs.ts'
 import { log, blockIndexList } from './list-schemas.ts'
 import { blockIndexCursor, integerParam } from './pages.ts'
-import { presentLog } from './present-log.ts'
+import { logAddresses, presentLog } from './present-log.ts'
 import { addressHashParams, message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeLogs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 const listResponse = blockIndexList.response(log)
 const nextParams = (last: LogRecord) => ({ block_number: last.block_number, index: last.log_index, items_count: PAGE_SIZE })
 
-export async function logRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function logRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
   const queries = app.queries
+  /** Each log decoded and with the page's names. */
+  const presenter = async (rows: LogRecord[]) => {
+    const [decoded, named] = await Promise.all([decodeLogs(decoder, rows), names.read(rows.flatMap(logAddresses))])
+    return (l: LogRecord) => presentLog(l, decoded(l), named)
+  }
 
   app.get('/transactions/:transaction_hash_param/logs', {
     schema: {
@@ -28,8 +34,7 @@ export async function logRoutes (app: RestApp, { decoder }: { decoder: Decoder }
     const hash = hashBytes(request.params.transaction_hash_param)
     if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const rows = await queries.listTransactionLogs({ hash, afterIndex: integerParam(request.query.index, -1) })
-    const decoded = await decodeLogs(decoder, rows)
-    return blockIndexList.keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, request.query)
+    return blockIndexList.keysetPage(rows, await presenter(rows), nextParams, request.query)
   })
 
   app.get('/addresses/:address_hash_param/logs', {
@@ -45,7 +50,6 @@ export async function logRoutes (app: RestApp, { decoder }: { decoder: Decoder }
     const cursor = blockIndexCursor(q)
     const topic = q.topic === undefined ? undefined : hashBytes(q.topic)
     const rows = await queries.listAddressLogs({ address: hashBytes(request.params.address_hash_param), topic, cursor })
-    const decoded = await decodeLogs(decoder, rows)
-    return blockIndexList.keysetPage(rows, (l) => presentLog(l, decoded(l)), nextParams, q)
+    return blockIndexList.keysetPage(rows, await presenter(rows), nextParams, q)
   })
 }

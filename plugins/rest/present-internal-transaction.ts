@@ -1,18 +1,22 @@
 // Blockscout's InternalTransaction and the Parity-style raw trace, from call frames.
 import type { InternalTransactionRecord, TraceFrameRecord } from '../../core/queries/internal-transactions.ts'
 import { addressObject, hex, timestamp } from './present.ts'
+import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
+
+/** The addresses an internal transaction shows, for the page's names. */
+export const internalTransactionAddresses = (i: InternalTransactionRecord): Array<Buffer | null> => [i.from, i.to, i.created_contract]
 
 /** Blockscout names a frame by its call type (call, delegatecall, staticcall) when it has one. */
-export function presentInternalTransaction (i: InternalTransactionRecord) {
+export function presentInternalTransaction (i: InternalTransactionRecord, names: AddressNames = NO_NAMES) {
   return {
     error: i.error,
     success: i.error === null,
     type: i.type,
     transaction_hash: hex(i.transaction_hash),
     transaction_index: i.transaction_index,
-    from: addressObject(i.from, i.from_is_contract),
-    to: i.to === null ? null : addressObject(i.to, i.to_is_contract),
-    created_contract: i.created_contract === null ? null : addressObject(i.created_contract, true),
+    from: addressObject(i.from, i.from_is_contract, names),
+    to: i.to === null ? null : addressObject(i.to, i.to_is_contract, names),
+    created_contract: i.created_contract === null ? null : addressObject(i.created_contract, true, names),
     value: i.value,
     block_number: i.block_number,
     timestamp: timestamp(i.timestamp),

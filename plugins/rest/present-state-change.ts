@@ -3,10 +3,11 @@
 import type { CoinChange, StateChanges, TokenChange } from '../../core/queries/state-changes.ts'
 import { presentToken } from './present-transaction.ts'
 import { addressObject } from './present.ts'
+import type { AddressNames } from '../../core/address-names/index.ts'
 
-function presentCoinChange (c: CoinChange) {
+function presentCoinChange (c: CoinChange, names: AddressNames) {
   return {
-    address: addressObject(c.address, c.is_contract),
+    address: addressObject(c.address, c.is_contract, names),
     is_miner: c.is_miner,
     type: 'coin',
     token: null,
@@ -17,9 +18,9 @@ function presentCoinChange (c: CoinChange) {
   }
 }
 
-function presentTokenChange (c: TokenChange) {
+function presentTokenChange (c: TokenChange, names: AddressNames) {
   return {
-    address: addressObject(c.address, c.is_contract),
+    address: addressObject(c.address, c.is_contract, names),
     is_miner: c.is_miner,
     type: 'token',
     token: presentToken(c.token),
@@ -32,4 +33,8 @@ function presentTokenChange (c: TokenChange) {
   }
 }
 
-export const presentStateChanges = (s: StateChanges) => [...s.coin.map(presentCoinChange), ...s.token.map(presentTokenChange)]
+/** The addresses whose balances changed, for their names. */
+export const stateChangeAddresses = (s: StateChanges) => [...s.coin, ...s.token].map((c) => c.address)
+
+export const presentStateChanges = (s: StateChanges, names: AddressNames) =>
+  [...s.coin.map((c) => presentCoinChange(c, names)), ...s.token.map((c) => presentTokenChange(c, names))]

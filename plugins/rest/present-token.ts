@@ -2,6 +2,7 @@
 import type { TokenRecord } from '../../core/queries/tokens.ts'
 import type { InstanceRecord } from '../../core/queries/token-instances.ts'
 import { addressObject, checksumAddress } from './present.ts'
+import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
 const ZERO_ADDRESS = Buffer.alloc(20)
 
@@ -39,13 +40,13 @@ const member = (metadata: Record<string, unknown> | null, ...names: string[]): s
  * only holder when it is unique (one unit). The media links are the metadata
  * document's own (null until it has been read, core/nft-metadata/).
  */
-export function presentInstance (i: InstanceRecord, t: TokenRecord) {
+export function presentInstance (i: InstanceRecord, t: TokenRecord, names: AddressNames = NO_NAMES) {
   const isUnique = t.type === 'ERC-721' || i.supply === '1'
   const owner = !isUnique ? null : i.owner ?? (t.type === 'ERC-721' ? ZERO_ADDRESS : null)
   return {
     id: i.token_id,
     metadata: i.metadata,
-    owner: owner === null ? null : addressObject(owner, i.owner_is_contract),
+    owner: owner === null ? null : addressObject(owner, i.owner_is_contract, names),
     token: presentToken(t),
     external_app_url: member(i.metadata, 'external_url'),
     animation_url: member(i.metadata, 'animation_url'),

@@ -5,6 +5,7 @@ import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './pr
 import { presentToken as presentTokenObject } from './present-token.ts'
 import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
 import type { DecodedInput } from '../../core/decode/index.ts'
+import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
 // The members PostgreSQL does not write (core/queries/rest-transaction-json.ts):
 // nothing this index knows of (prices need an exchange feed) or that clique
@@ -24,14 +25,15 @@ function inputMembers (input: string, decoded: DecodedInput | null): string {
 /**
  * Blockscout's Transaction as JSON text: PostgreSQL's members with the address
  * objects spliced in, the input's decoding (core/decode; null when nothing
- * decodes it) and `confirmationDuration` (JSON text: confirmation-duration.ts).
- * Lists carry no token transfers (null); the detail passes its first ones as
- * JSON text and whether there are more.
+ * decodes it), `confirmationDuration` (JSON text: confirmation-duration.ts) and
+ * the page's address names (core/address-names). Lists carry no token
+ * transfers (null); the detail passes its first ones as JSON text and
+ * whether there are more.
  */
-export function transactionJson (tx: TransactionJsonRow, confirmationDuration: string, decoded: DecodedInput | null, tokenTransfers = 'null', overflow = 'null'): string {
-  return '{"from":' + addressJson(tx.from, tx.from_is_contract) +
-    ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract)) +
-    ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true)) +
+export function transactionJson (tx: TransactionJsonRow, confirmationDuration: string, decoded: DecodedInput | null, names: AddressNames, tokenTransfers = 'null', overflow = 'null'): string {
+  return '{"from":' + addressJson(tx.from, tx.from_is_contract, names) +
+    ',"to":' + (tx.to === null ? 'null' : addressJson(tx.to, tx.to_is_contract, names)) +
+    ',"created_contract":' + (tx.created_contract === null ? 'null' : addressJson(tx.created_contract, true, names)) +
     ',"timestamp":"' + epochTimestamp(tx.timestamp) + '",' + tx.members + inputMembers(tx.input, decoded) +
     ',"token_transfers":' + tokenTransfers + ',"token_transfers_overflow":' + overflow + ',"confirmation_duration":' + confirmationDuration + CONSTANT_MEMBERS + '}'
 }
@@ -53,13 +55,19 @@ export function total (t: Pick<TokenTransferRecord, 'token_type' | 'amount' | 't
   return { token_id: t.token_id, value: t.amount, decimals: null, token_instance: null }
 }
 
-export function presentTokenTransfer (t: TokenTransferRecord) {
+/** The addresses a transaction shows, for the page's names. */
+export const transactionAddresses = (tx: Pick<TransactionJsonRow, 'from' | 'to' | 'created_contract'>): Array<string | null> => [tx.from, tx.to, tx.created_contract]
+
+/** The addresses a token transfer shows (its token's is in the token object, by name and symbol). */
+export const tokenTransferAddresses = (t: Pick<TokenTransferRecord, 'from' | 'to'>): Buffer[] => [t.from, t.to]
+
+export function presentTokenTransfer (t: TokenTransferRecord, names: AddressNames = NO_NAMES) {
   const from = hex(t.from)
   const to = hex(t.to)
   return {
     transaction_hash: hex(t.transaction_hash),
-    from: addressObject(t.from, t.from_is_contract),
-    to: addressObject(t.to, t.to_is_contract),
+    from: addressObject(t.from, t.from_is_contract, names),
+    to: addressObject(t.to, t.to_is_contract, names),
     total: total(t),
     token: presentToken(t),
     type: from === ZERO_ADDRESS ? 'token_minting' : to === ZERO_ADDRESS ? 'token_burning' : 'token_transfer',

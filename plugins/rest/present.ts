@@ -3,6 +3,7 @@
 import { getAddress } from 'ethers'
 import type { FastifyReply } from 'fastify'
 import type { BlockRecord } from '../../core/queries/blocks.ts'
+import { NO_NAMES, type AddressName, type AddressNames } from '../../core/address-names/index.ts'
 
 export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
 
@@ -41,29 +42,39 @@ export function checksumAddress (address: Buffer | string): string {
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
 // of a page's garbage collection. Their JSON text is kept beside them, for
-// answers written as text (core/queries/rest-transaction-json.ts).
-type AddressEntry = { plain?: AddressObject, contract?: AddressObject, plainJson?: string, contractJson?: string }
+// answers written as text (core/queries/rest-transaction-json.ts). A named
+// address's object is kept with the name it shows, and made again when the
+// page's names (core/address-names) bring another.
+type NamedEntry = { of: AddressName, isContract: boolean, object: AddressObject, json?: string }
+type AddressEntry = { plain?: AddressObject, contract?: AddressObject, plainJson?: string, contractJson?: string, named?: NamedEntry }
 const addressObjects = new Map<string, AddressEntry>()
 const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[]
 
 type AddressObject = Readonly<ReturnType<typeof buildAddressObject>>
+/** Blockscout's Tag: `label` is its machine name, `display_name` what is shown. */
+type PublicTag = { address_hash: string, display_name: string, label: string }
 
 function buildAddressObject (hash: string, isContract: boolean) {
   return {
     hash,
     is_contract: isContract,
-    name: null,
+    name: null as string | null,
     is_scam: false,
     reputation: 'ok',
-    proxy_type: null,
-    implementations: NO_ITEMS,
+    proxy_type: null as string | null,
+    implementations: NO_ITEMS as Array<{ address_hash: string, name: string | null }>,
     is_verified: false,
     ens_domain_name: null,
     metadata: null,
     private_tags: NO_ITEMS,
     watchlist_names: NO_ITEMS,
-    public_tags: NO_ITEMS
+    public_tags: NO_ITEMS as PublicTag[]
   }
+}
+
+/** An operator's tag as Blockscout's public tag: shown as given, with a machine label made of it (lower case, words joined by hyphens). */
+export function publicTag (hash: string, name: string): PublicTag {
+  return Object.freeze({ address_hash: hash, display_name: name, label: name.trim().toLowerCase().replace(/\s+/g, '-') })
 }
 
 function addressEntry (address: Buffer | string): AddressEntry {
@@ -77,18 +88,47 @@ function addressEntry (address: Buffer | string): AddressEntry {
   return entry
 }
 
-/** Blockscout's address object, for an address the index knows nothing more about than whether it has code. */
-export function addressObject (address: Buffer | string, isContract: boolean): AddressObject {
-  const entry = addressEntry(address)
+function plainObject (entry: AddressEntry, address: Buffer | string, isContract: boolean): AddressObject {
   const side = isContract ? 'contract' : 'plain'
   return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(address), isContract)))
 }
 
-/** addressObject as JSON text. */
-export function addressJson (address: string, isContract: boolean): string {
+/** The page's name of `address`, if it has one. */
+const nameOf = (names: AddressNames, address: Buffer | string): AddressName | undefined =>
+  names.size === 0 ? undefined : names.get('0x' + addressKey(address))
+
+function namedEntry (entry: AddressEntry, address: Buffer | string, isContract: boolean, named: AddressName): NamedEntry {
+  if (entry.named?.of === named && entry.named.isContract === isContract) return entry.named
+  const plain = plainObject(entry, address, isContract)
+  const object = Object.freeze({
+    ...plain,
+    name: named.name,
+    is_verified: named.isVerified,
+    public_tags: named.tag === null ? NO_ITEMS : Object.freeze([publicTag(plain.hash, named.tag)]) as PublicTag[]
+  })
+  return (entry.named = { of: named, isContract, object })
+}
+
+/**
+ * Blockscout's address object: what the index knows (whether it has code)
+ * and the name, verification and public tag the page read (`names`).
+ */
+export function addressObject (address: Buffer | string, isContract: boolean, names: AddressNames = NO_NAMES): AddressObject {
   const entry = addressEntry(address)
+  const named = nameOf(names, address)
+  return named === undefined ? plainObject(entry, address, isContract) : namedEntry(entry, address, isContract, named).object
+}
+
+/** addressObject as JSON text. */
+export function addressJson (address: string, isContract: boolean, names: AddressNames = NO_NAMES): string {
+  const entry = addressEntry(address)
+  const named = nameOf(names, address)
+  if (named !== undefined) {
+    const shown = namedEntry(entry, address, isContract, named)
+    return (shown.json ??= JSON.stringify(shown.object))
+  }
   const side = isContract ? 'contractJson' : 'plainJson'
-  return (entry[side] ??= JSON.stringify(addressObject(address, isContract)))
+  return (entry[side] ??= JSON.stringify(plainObject(entry, address, isContract)))
 }
 
 /** JSON text as a route's answer: Fastify sends a string with a JSON content type as it is. */
@@ -103,8 +143,11 @@ export const jsonPage = (page: { items: string[], next_page_params: Record<strin
 /** EIP-1559 elasticity: the gas target is half the limit. */
 const ELASTICITY_MULTIPLIER = 2n
 
+/** Who made the block: clique blocks name the zero address as miner, the signer is who sealed it. */
+export const blockMiner = (b: BlockRecord): string => b.signer ?? b.miner
+
 /** A Block; the list variant leaves the detail-only counts null, as Blockscout does. */
-export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
+export function presentBlock (b: BlockRecord, variant: 'list' | 'detail', names: AddressNames = NO_NAMES) {
   const gasUsed = BigInt(b.gas_used)
   const gasLimit = BigInt(b.gas_limit)
   const fees = BigInt(b.transaction_fees)
@@ -118,8 +161,7 @@ export function presentBlock (b: BlockRecord, variant: 'list' | 'detail') {
     transactions_count: b.transaction_count,
     internal_transactions_count: variant === 'detail' ? b.internal_transaction_count : null,
     withdrawals_count: variant === 'detail' ? 0 : null,
-    // Clique blocks name the zero address as miner: the signer is who made the block.
-    miner: addressObject(b.signer ?? b.miner, b.signer_is_contract),
+    miner: addressObject(blockMiner(b), b.signer_is_contract, names),
     size: b.size,
     difficulty: b.difficulty,
     total_difficulty: b.total_difficulty,

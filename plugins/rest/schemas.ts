@@ -23,6 +23,11 @@ export const nullable = <const Type extends string>(type: Type) => ({ type: [typ
 export const intString = { type: 'string', pattern: '^-?[0-9]+$' } as const
 const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' } as const
 const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const
+/** Blockscout's Tag: the public tags an operator sets (`npm run ops -- tag`). */
+const publicTagList = {
+  type: 'array',
+  items: { type: 'object', required: ['address_hash', 'display_name', 'label'], properties: { address_hash: { type: 'string' }, display_name: { type: 'string' }, label: { type: 'string' } } }
+} as const
 
 export const addressObject = {
   type: 'object',
@@ -40,7 +45,7 @@ export const addressObject = {
     metadata: { type: ['object', 'null'], additionalProperties: true },
     private_tags: tagList,
     watchlist_names: tagList,
-    public_tags: tagList
+    public_tags: publicTagList
   }
 } as const
 

@@ -12,6 +12,7 @@ import { presentProxy, presentVerified, smartContractListItem, smartContractSche
 import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import { cursorAddress, cursorInteger } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 const intString = { type: 'string', pattern: '^[0-9]+$' } as const
 const emptyOrNull = { type: 'string', pattern: '^(null)?$' } as const
@@ -36,7 +37,7 @@ const verificationConfig = {
   }
 } as const
 
-export async function smartContractRoutes (app: RestApp, { verifier }: { verifier: Verifier | undefined }): Promise<void> {
+export async function smartContractRoutes (app: RestApp, { verifier, names }: { verifier: Verifier | undefined, names: AddressNameReader }): Promise<void> {
   const db = app.db.knex
   const queries = app.queries
 
@@ -64,9 +65,11 @@ export async function smartContractRoutes (app: RestApp, { verifier }: { verifie
     if (filter !== undefined && filter !== 'solidity') return { items: [], next_page_params: null }
     const rows = await listVerifiedContracts(db, { q, beforeId, limit: PAGE_SIZE + 1 })
     const items = rows.slice(0, PAGE_SIZE)
+    // The contracts' public tags; the name and flag are the rows' own (read with them, so never older).
+    const named = await names.read(items.map((c) => c.address))
     return {
       items: items.map((c) => ({
-        address: { ...addressObject(c.address, true), name: c.name, is_verified: true },
+        address: { ...addressObject(c.address, true, named), name: c.name, is_verified: true },
         compiler_version: c.compilerVersion,
         optimization_enabled: c.optimization,
         transactions_count: c.transactionCount,

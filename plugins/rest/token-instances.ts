@@ -1,7 +1,7 @@
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { type TokenRecord } from '../../core/queries/tokens.ts'
 import { presentInstance } from './present-token.ts'
-import { presentTokenTransfer } from './present-transaction.ts'
+import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'
 import { tokenTransferList } from './list-schemas.ts'
 import { listCursor, nextTokenTransferParams, tokenTransferCursor } from './pages.ts'
 import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, query, tokenTransfer, validationError, type RestApp } from './schemas.ts'
@@ -10,6 +10,7 @@ import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78
@@ -34,7 +35,7 @@ const instanceList = listCursor({ unique_token: cursorIntString }, { unique_toke
 const instanceTransferList = listCursor({ ...tokenTransferList.params, token_id: cursorIntString })
 const instanceHolderList = listCursor({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount })
 
-export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftMetadata: NftMetadataReader }): Promise<void> {
+export async function tokenInstanceRoutes (app: RestApp, { nftMetadata, names }: { nftMetadata: NftMetadataReader, names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/tokens/:address_hash_param/instances', {
@@ -54,7 +55,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     const rows = q.holder_address_hash === undefined
       ? await queries.listTokenInstances({ token: address, before })
       : await queries.listHolderInstances({ token: address, holder: hashBytes(q.holder_address_hash), before })
-    return instanceList.page(rows, (i) => presentInstance(i, token),
+    const named = await names.read(rows.map((i) => i.owner))
+    return instanceList.page(rows, (i) => presentInstance(i, token, named),
       (last) => ({ unique_token: Number.isSafeInteger(Number(last.token_id)) ? Number(last.token_id) : last.token_id }))
   })
 
@@ -73,7 +75,7 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     if (token === undefined || found === undefined) throw new NotFoundError()
     // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
     const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
-    return presentInstance({ ...found, metadata }, token)
+    return presentInstance({ ...found, metadata }, token, await names.read([found.owner]))
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers', {
@@ -89,7 +91,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
     const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
-    return instanceTransferList.keysetPage(rows, presentTokenTransfer, (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
+    const named = await names.read(rows.flatMap(tokenTransferAddresses))
+    return instanceTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named), (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/holders', {
@@ -108,7 +111,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata }: { nftM
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
     const rows = storableId(id) ? await queries.listInstanceHolders({ token: token.address, tokenId: id, cursor }) : []
-    return instanceHolderList.page(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: h.token_id }),
+    const named = await names.read(rows.map((h) => h.holder))
+    return instanceHolderList.page(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract, named), value: h.value, token_id: h.token_id }),
       (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
 

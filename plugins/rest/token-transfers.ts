@@ -2,18 +2,21 @@
 import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
 import { addressParam, tokenTransferList, tokenTypes } from './list-schemas.ts'
 import { nextTokenTransferParams, pageSize, tokenTransferCursor } from './pages.ts'
-import { presentTokenTransfer } from './present-transaction.ts'
+import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'
 import { parseTokenTypes } from './token-schemas.ts'
 import { addressHashParams, itemsCount, message, query, tokenTransfer, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 const listResponse = tokenTransferList.response(tokenTransfer)
 
-export async function tokenTransferRoutes (app: RestApp): Promise<void> {
+export async function tokenTransferRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
-  const pageOf = (rows: TokenTransferRecord[], q: object, size?: number) =>
-    tokenTransferList.keysetPage(rows, presentTokenTransfer, nextTokenTransferParams, q, size)
+  const pageOf = async (rows: TokenTransferRecord[], q: object, size?: number) => {
+    const named = await names.read(rows.flatMap(tokenTransferAddresses))
+    return tokenTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named), nextTokenTransferParams, q, size)
+  }
 
   app.get('/token-transfers', {
     schema: {
@@ -25,7 +28,7 @@ export async function tokenTransferRoutes (app: RestApp): Promise<void> {
   }, async (request) => {
     const q = request.query
     const size = pageSize(q.limit)
-    return pageOf(await queries.listTokenTransfers({ types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'desc') }), q, size)
+    return await pageOf(await queries.listTokenTransfers({ types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'desc') }), q, size)
   })
 
   app.get('/transactions/:transaction_hash_param/token-transfers', {
@@ -40,7 +43,7 @@ export async function tokenTransferRoutes (app: RestApp): Promise<void> {
     const hash = hashBytes(request.params.transaction_hash_param)
     if (!await queries.transactionExists(hash)) throw new NotFoundError()
     const q = request.query
-    return pageOf(await queries.listTransactionTokenTransfersPage({ hash, types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'asc') }), q)
+    return await pageOf(await queries.listTransactionTokenTransfersPage({ hash, types: parseTokenTypes(q.type), cursor: tokenTransferCursor(q, 'asc') }), q)
   })
 
   app.get('/addresses/:address_hash_param/token-transfers', {
@@ -60,7 +63,7 @@ export async function tokenTransferRoutes (app: RestApp): Promise<void> {
   }, async (request) => {
     const q = request.query
     const options = { filter: q.filter, types: parseTokenTypes(q.type), token: q.token === undefined ? undefined : hashBytes(q.token) }
-    return pageOf(await queries.listAddressTokenTransfers({ address: hashBytes(request.params.address_hash_param), options, cursor: tokenTransferCursor(q, 'desc') }), q)
+    return await pageOf(await queries.listAddressTokenTransfers({ address: hashBytes(request.params.address_hash_param), options, cursor: tokenTransferCursor(q, 'desc') }), q)
   })
 
   app.get('/tokens/:address_hash_param/transfers', {
@@ -74,6 +77,6 @@ export async function tokenTransferRoutes (app: RestApp): Promise<void> {
   }, async (request, reply) => {
     const token = hashBytes(request.params.address_hash_param)
     if (!await queries.tokenExists(token)) throw new NotFoundError()
-    return pageOf(await queries.listTokenContractTransfers({ token, cursor: tokenTransferCursor(request.query, 'desc') }), request.query)
+    return await pageOf(await queries.listTokenContractTransfers({ token, cursor: tokenTransferCursor(request.query, 'desc') }), request.query)
   })
 }

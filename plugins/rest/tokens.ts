@@ -8,6 +8,7 @@ import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList
 } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 type ListQuery = {
   q?: string,
@@ -37,7 +38,7 @@ function echoed (q: ListQuery) {
   return Object.fromEntries(Object.entries({ q: q.q, sort: q.sort, order: q.order, limit: q.limit }).filter(([, v]) => v !== undefined))
 }
 
-export async function tokenRoutes (app: RestApp): Promise<void> {
+export async function tokenRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   // Blockscout's OpenAPI names the list `/v2/tokens/`; the router's ignoreTrailingSlash (plugins/index.ts) serves both.
@@ -122,9 +123,10 @@ export async function tokenRoutes (app: RestApp): Promise<void> {
       ? undefined
       : { value, holder: hashBytes(q.address_hash), tokenId: cursorValue(q.token_id) ?? '-1' }
     const rows = await queries.listTokenHolders({ token: address, cursor })
+    const named = await names.read(rows.map((h) => h.holder))
     const perId = found.type === 'ERC-1155'
     return toPage(rows,
-      (h) => ({ address: addressObject(h.holder, h.holder_is_contract), value: h.value, token_id: perId ? h.token_id : null }),
+      (h) => ({ address: addressObject(h.holder, h.holder_is_contract, named), value: h.value, token_id: perId ? h.token_id : null }),
       // An ERC-1155 holder has a row per id: the id keeps the cursor exact.
       (last) => ({ address_hash: hex(last.holder), value: last.value, items_count: PAGE_SIZE, ...(perId ? { token_id: last.token_id } : {}) }))
   })

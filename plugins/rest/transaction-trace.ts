@@ -3,12 +3,13 @@
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
-import { presentStateChanges } from './present-state-change.ts'
+import { presentStateChanges, stateChangeAddresses } from './present-state-change.ts'
 import { message, page, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
-export async function transactionTraceRoutes (app: RestApp): Promise<void> {
+export async function transactionTraceRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/transactions/:transaction_hash_param/raw-trace', {
@@ -41,7 +42,7 @@ export async function transactionTraceRoutes (app: RestApp): Promise<void> {
     const changes = await queries.readStateChanges({ rpc: app.geth.rpc, hash, transfers })
     if (changes === undefined) throw new NotFoundError()
     // One transaction's changes are computed whole; Blockscout pages them by a running count.
-    const all = presentStateChanges(changes)
+    const all = presentStateChanges(changes, await names.read(stateChangeAddresses(changes)))
     const from = Math.min(request.query.items_count ?? 0, all.length)
     const items = all.slice(from, from + PAGE_SIZE)
     return { items, next_page_params: from + PAGE_SIZE < all.length ? { items_count: from + PAGE_SIZE, state_changes: null } : null }

@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { presentTokenTransfer, transactionJson } from './present-transaction.ts'
+import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, query, transaction, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor, listCursor } from './pages.ts'
@@ -7,6 +7,7 @@ import { blockNumberParam } from './list-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { decodeTransactionInput, decodeTransactionInputs } from './decodings.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { AddressNameReader } from '../../core/address-names/index.ts'
 
 /** The detail shows this many token transfers and says whether there are more. */
 const DETAIL_TOKEN_TRANSFERS = 10
@@ -14,7 +15,7 @@ const DETAIL_TOKEN_TRANSFERS = 10
 /** Newest first, resuming below (block, index); a `filter` sent is kept. */
 export const transactionList = listCursor({ block_number: blockNumberParam, index: { type: 'integer', minimum: 0 }, items_count: itemsCount }, { filter: { type: 'string' } })
 
-export async function transactionRoutes (app: RestApp, { decoder }: { decoder: Decoder }): Promise<void> {
+export async function transactionRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
   app.get('/transactions', {
     schema: {
       tags: ['transactions'],
@@ -35,8 +36,9 @@ export async function transactionRoutes (app: RestApp, { decoder }: { decoder: D
     if (q.filter === 'pending' || q.type !== undefined) return { items: [], next_page_params: null }
     const cursor = blockIndexCursor(q)
     const [rows, confirmation] = await Promise.all([app.queries.listTransactions({ cursor }), app.confirmationDuration()])
-    const decoded = await decodeTransactionInputs(decoder, rows.slice(0, PAGE_SIZE))
-    return await reply.type(JSON_TEXT).send(jsonPage(transactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx)),
+    const shown = rows.slice(0, PAGE_SIZE)
+    const [decoded, named] = await Promise.all([decodeTransactionInputs(decoder, shown), names.read(shown.flatMap(transactionAddresses))])
+    return await reply.type(JSON_TEXT).send(jsonPage(transactionList.page(rows, (tx) => transactionJson(tx, confirmation, decoded(tx), named),
       (last) => ({ block_number: last.block_number, index: last.transaction_index, items_count: PAGE_SIZE, ...(q.filter === undefined ? {} : { filter: q.filter }) }))))
   })
 
@@ -53,8 +55,10 @@ export async function transactionRoutes (app: RestApp, { decoder }: { decoder: D
     const tx = await app.queries.findTransaction(hash)
     if (tx === undefined) throw new NotFoundError()
     const [transfers, decoded] = await Promise.all([app.queries.listTransactionTokenTransfers({ hash, limit: DETAIL_TOKEN_TRANSFERS }), decodeTransactionInput(decoder, tx)])
-    const shown = JSON.stringify(transfers.slice(0, DETAIL_TOKEN_TRANSFERS).map(presentTokenTransfer))
-    return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), decoded, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
+    const shownTransfers = transfers.slice(0, DETAIL_TOKEN_TRANSFERS)
+    const named = await names.read([...transactionAddresses(tx), ...shownTransfers.flatMap(tokenTransferAddresses)])
+    const shown = JSON.stringify(shownTransfers.map((t) => presentTokenTransfer(t, named)))
+    return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), decoded, named, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
 
   app.get('/main-page/transactions', {
@@ -62,7 +66,7 @@ export async function transactionRoutes (app: RestApp, { decoder }: { decoder: D
   }, async (_request, reply) => {
     const [rows, confirmation] = await Promise.all([app.queries.listTransactions({ cursor: undefined, limit: 6 }), app.confirmationDuration()])
     const newest = rows.slice(0, 6)
-    const decoded = await decodeTransactionInputs(decoder, newest)
-    return await reply.type(JSON_TEXT).send('[' + newest.map((tx) => transactionJson(tx, confirmation, decoded(tx))).join(',') + ']')
+    const [decoded, named] = await Promise.all([decodeTransactionInputs(decoder, newest), names.read(newest.flatMap(transactionAddresses))])
+    return await reply.type(JSON_TEXT).send('[' + newest.map((tx) => transactionJson(tx, confirmation, decoded(tx), named)).join(',') + ']')
   })
 }

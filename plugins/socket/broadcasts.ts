@@ -11,13 +11,18 @@
 import type { CommittedBlock, Hex, TokenTransferRow, TransactionRow } from '../../core/indexer/types.ts'
 import type { ChannelHub } from '../../core/phoenix/hub.ts'
 import { TOPICS } from '../../core/phoenix/topics.ts'
-import { presentBlock } from '../rest/present.ts'
-import { presentTokenTransfer, transactionJson } from '../rest/present-transaction.ts'
+import { blockMiner, presentBlock } from '../rest/present.ts'
+import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from '../rest/present-transaction.ts'
 import { decodeTransactionInput } from '../rest/decodings.ts'
 import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
 import type { Queries } from '../../core/queries/index.ts'
+import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
+
+/** The app's names (plugins/address-names); without it, address objects show none. */
+type NameReader = { read (addresses: Iterable<Buffer | string | null>): Promise<AddressNames> }
+const NO_NAME_READER: NameReader = { read: async () => NO_NAMES }
 
 /**
  * new_block events for at most this many blocks of a batch, the newest: a
@@ -39,7 +44,7 @@ function groupBy<T> (items: T[], keys: (item: T) => Array<string | null>): Map<s
   return groups
 }
 
-async function broadcastBlocks (queries: Queries, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
+async function broadcastBlocks (queries: Queries, names: NameReader, hub: ChannelHub, batch: CommittedBlock[]): Promise<void> {
   const minerTopic = (b: CommittedBlock) => b.block.signer === null ? undefined : TOPICS.minerBlocks(b.block.signer)
   const wanted = batch.slice(-MAX_NEW_BLOCKS_PER_BATCH)
     .filter((b) => hub.hasSubscribers(TOPICS.newBlock) || (minerTopic(b) !== undefined && hub.hasSubscribers(minerTopic(b)!)))
@@ -49,7 +54,7 @@ async function broadcastBlocks (queries: Queries, hub: ChannelHub, batch: Commit
   for (const committed of wanted) {
     const record = await queries.findBlock({ number: committed.block.number })
     if (record === undefined) continue
-    const payload = { average_block_time: averageBlockTime, block: presentBlock(record, 'detail') }
+    const payload = { average_block_time: averageBlockTime, block: presentBlock(record, 'detail', await names.read([blockMiner(record)])) }
     hub.broadcast(TOPICS.newBlock, 'new_block', payload)
     const miner = minerTopic(committed)
     if (miner !== undefined) hub.broadcast(miner, 'new_block', payload)
@@ -63,33 +68,38 @@ function broadcastCounts (hub: ChannelHub, transactions: TransactionRow[], trans
   }
 }
 
-async function broadcastAddressTransactions (queries: Queries, decoder: Decoder, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransactions (queries: Queries, decoder: Decoder, names: NameReader, hub: ChannelHub, transactions: TransactionRow[], subscribed: (a: string) => boolean): Promise<void> {
   const byAddress = groupBy(transactions, (t) => [t.from, t.to, t.created_contract].filter((a) => a !== null && subscribed(a)))
   if (byAddress.size === 0) return
   const confirmation = confirmationDurationJson((await queries.readBlockPace()).blockTimeMs)
+  const wanted = new Set([...byAddress.values()].flat().map((tx) => tx.hash))
+  const rows = new Map<string, NonNullable<Awaited<ReturnType<Queries['findTransaction']>>>>()
+  for (const hash of wanted) {
+    const row = await queries.findTransaction(bytes(hash))
+    if (row !== undefined) rows.set(hash, row)
+  }
+  // The names of every transaction broadcast, read at once.
+  const named = await names.read([...rows.values()].flatMap(transactionAddresses))
   const presented = new Map<string, unknown>()
+  for (const [hash, row] of rows) presented.set(hash, JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row), named)))
   for (const [address, ofAddress] of byAddress) {
-    const items: unknown[] = []
-    for (const tx of ofAddress) {
-      if (!presented.has(tx.hash)) {
-        const row = await queries.findTransaction(bytes(tx.hash))
-        presented.set(tx.hash, row === undefined ? undefined : JSON.parse(transactionJson(row, confirmation, await decodeTransactionInput(decoder, row))))
-      }
-      if (presented.get(tx.hash) !== undefined) items.push(presented.get(tx.hash))
-    }
+    const items = ofAddress.flatMap((tx) => presented.has(tx.hash) ? [presented.get(tx.hash)] : [])
     if (items.length > 0) hub.broadcast(TOPICS.address(address), 'transaction', { transactions: items })
   }
 }
 
-async function broadcastAddressTransfers (queries: Queries, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransfers (queries: Queries, names: NameReader, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
   const relevant = transfers.filter((t) => subscribed(t.from) || subscribed(t.to))
   const byAddress = new Map<string, unknown[]>()
+  const records = []
   for (const hash of new Set(relevant.map((t) => t.transaction_hash))) {
-    for (const record of await queries.listTransactionTokenTransfers({ hash: bytes(hash), limit: MAX_TRANSFERS_PER_TRANSACTION })) {
-      const item = presentTokenTransfer(record)
-      for (const party of new Set(['0x' + record.from.toString('hex'), '0x' + record.to.toString('hex')])) {
-        if (subscribed(party)) byAddress.set(party, [...byAddress.get(party) ?? [], item])
-      }
+    records.push(...await queries.listTransactionTokenTransfers({ hash: bytes(hash), limit: MAX_TRANSFERS_PER_TRANSACTION }))
+  }
+  const named = await names.read(records.flatMap(tokenTransferAddresses))
+  for (const record of records) {
+    const item = presentTokenTransfer(record, named)
+    for (const party of new Set(['0x' + record.from.toString('hex'), '0x' + record.to.toString('hex')])) {
+      if (subscribed(party)) byAddress.set(party, [...byAddress.get(party) ?? [], item])
     }
   }
   for (const [address, items] of byAddress) {
@@ -122,14 +132,14 @@ async function broadcastBalances (queries: Queries, hub: ChannelHub, batch: Comm
 const TABLE_DECODER = createDecoder({ abiSource: NO_VERIFIED_ABIS })
 
 /** Broadcasts one committed batch to the topics joined. */
-export async function broadcastBatch (queries: Queries, hub: ChannelHub, batch: CommittedBlock[], decoder = TABLE_DECODER): Promise<void> {
+export async function broadcastBatch (queries: Queries, hub: ChannelHub, batch: CommittedBlock[], decoder = TABLE_DECODER, names = NO_NAME_READER): Promise<void> {
   const transactions = batch.flatMap((b) => b.transactions)
   const transfers = batch.flatMap((b) => b.tokenTransfers)
-  await broadcastBlocks(queries, hub, batch)
+  await broadcastBlocks(queries, names, hub, batch)
   broadcastCounts(hub, transactions, transfers)
   const subscribed = (address: string): boolean => hub.hasSubscribers(TOPICS.address(address))
-  await broadcastAddressTransactions(queries, decoder, hub, transactions, subscribed)
-  await broadcastAddressTransfers(queries, hub, transfers, subscribed)
+  await broadcastAddressTransactions(queries, decoder, names, hub, transactions, subscribed)
+  await broadcastAddressTransfers(queries, names, hub, transfers, subscribed)
   await broadcastBalances(queries, hub, batch, subscribed)
   if (hub.hasSubscribers(TOPICS.newAddress)) hub.broadcast(TOPICS.newAddress, 'count', { count: Number(await queries.countAddresses()) })
 }

@@ -27,6 +27,8 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   const hub = createChannelHub()
   const open = new Map<PhoenixSession, WebSocket>()
   const decoder = app.hasDecorator('decoder') ? app.decoder : undefined
+  // Address objects name what the REST pages name (plugins/address-names, when registered).
+  const names = app.hasDecorator('addressNames') ? app.addressNames : undefined
 
   // Where plugins/rate-limit is registered, each message spends a request of the client that opened the socket
   // (its upgrade spent one already), as GraphQL subscription starts do; pushed events spend nothing.
@@ -82,7 +84,7 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   const stopBroadcasting = app.indexer.events.subscribe((event) => {
     if (event.type !== 'block') return
     broadcasting = broadcasting
-      .then(async () => await broadcastBatch(app.queries, hub, event.blocks, decoder))
+      .then(async () => await broadcastBatch(app.queries, hub, event.blocks, decoder, names))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   })
   // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).

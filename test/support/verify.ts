@@ -3,7 +3,7 @@
 // deployed by one wallet, one transaction per block.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { Interface, getCreateAddress, keccak256, type Wallet } from 'ethers'
+import { AbiCoder, Interface, getCreateAddress, keccak256, type Wallet } from 'ethers'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import { sendRound, sign } from './blocks.ts'
 
@@ -58,4 +58,26 @@ export function createSender (rpc: RpcClient, wallet: Wallet) {
       return keccak256(raw)
     }
   }
+}
+
+export type Sender = ReturnType<typeof createSender>
+
+/**
+ * Proxies.sol deployed as the verification tests use it: Counter (an
+ * implementation), an EIP-1967 proxy to it, a factory and the two children
+ * it made (bytecode twins), and an EIP-1167 clone of Counter.
+ */
+export async function deployProxies (sender: Sender) {
+  const source = await readFixture('Proxies.sol')
+  const input = standardInput({ 'Proxies.sol': source })
+  const [counterCode, proxyCode, factoryCode] = ['Counter', 'SlotProxy', 'Factory'].map((name) => compileStandard(input, 'Proxies.sol', name)) as [Compiled, Compiled, Compiled]
+  const counter = await sender.deploy(counterCode.bytecode)
+  const proxy = await sender.deploy(proxyCode.bytecode + AbiCoder.defaultAbiCoder().encode(['address'], [counter.address]).slice(2))
+  const factory = await sender.deploy(factoryCode.bytecode)
+  await sender.send(factory.address, factoryCode.abi.encodeFunctionData('make'))
+  await sender.send(factory.address, factoryCode.abi.encodeFunctionData('make'))
+  await sender.send(factory.address, factoryCode.abi.encodeFunctionData('clone', [counter.address]))
+  // A contract's nonce starts at 1 (EIP-161).
+  const [child1, child2, clone] = [1, 2, 3].map((nonce) => getCreateAddress({ from: factory.address, nonce }).toLowerCase()) as [string, string, string]
+  return { source, input, counterCode, counter, proxy, factory, child1, child2, clone }
 }

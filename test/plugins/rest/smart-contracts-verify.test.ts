@@ -8,12 +8,12 @@
 import t from 'tap'
 import WebSocket from 'ws'
 import { Socket } from 'phoenix'
-import { AbiCoder, Interface, getAddress, getCreateAddress } from 'ethers'
+import { AbiCoder, Interface, getAddress } from 'ethers'
 import { build } from '../../helper.ts'
 import { writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { responseValidator } from '../../support/openapi.ts'
-import { BUNDLED_VERSION, compileStandard, createSender, fixturePath, readFixture, standardInput } from '../../support/verify.ts'
+import { BUNDLED_VERSION, compileStandard, createSender, deployProxies, fixturePath, readFixture, standardInput } from '../../support/verify.ts'
 import { compileContract } from '../../support/contracts.ts'
 import { findVerifiedContract } from '../../../core/verify/index.ts'
 
@@ -39,21 +39,10 @@ const library = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', '
 const scaled = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', 'ScaledCounter').bytecode.replace(/__\$[0-9a-f]{34}\$__/g, library.address.slice(2)))
 
 // An implementation, an EIP-1967 proxy to it, a factory's children (same code) and an EIP-1167 clone of it.
-const proxiesSource = await readFixture('Proxies.sol')
-const proxiesInput = standardInput({ 'Proxies.sol': proxiesSource })
-const [counterCode, proxyCode, factoryCode] = ['Counter', 'SlotProxy', 'Factory'].map((name) => compileStandard(proxiesInput, 'Proxies.sol', name))
-const counter = await sender.deploy(counterCode!.bytecode)
-const proxy = await sender.deploy(proxyCode!.bytecode + AbiCoder.defaultAbiCoder().encode(['address'], [counter.address]).slice(2))
-const factory = await sender.deploy(factoryCode!.bytecode)
-await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
-await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('make'))
-await sender.send(factory.address, factoryCode!.abi.encodeFunctionData('clone', [counter.address]))
+const { source: proxiesSource, input: proxiesInput, counterCode, counter, proxy, factory, child1, child2, clone } = await deployProxies(sender)
 // increment() is in no signature table: only Counter's verified ABI decodes it, through the proxy too.
-const incrementInput = counterCode!.abi.encodeFunctionData('increment')
+const incrementInput = counterCode.abi.encodeFunctionData('increment')
 const [incrementDirect, incrementViaProxy] = [await sender.send(counter.address, incrementInput), await sender.send(proxy.address, incrementInput)]
-// A contract's nonce starts at 1 (EIP-161).
-const [child1, child2, clone] = [1, 2, 3].map((nonce) => getCreateAddress({ from: factory.address, nonce }).toLowerCase()) as [string, string, string]
-
 // An ERC-721 and an ERC-1155, deployed from the JSON committed beside their sources (compiled from the same standard input).
 const committed = async (file: string, name: string) => await compileContract(fixturePath(file), name)
 const [nftCode, multiCode] = await Promise.all([committed('TestNft.sol', 'TestNft'), committed('TestMulti.sol', 'TestMulti')])
