@@ -7,8 +7,12 @@ import { createLru } from './lru.ts'
 
 export { decodeInput, decodeLog, type Abi, type DecodedInput, type DecodedLog, type DecodedParameter } from './decode.ts'
 
-/** A verified contract: its name and ABI; a proxy may name its implementation's. */
-export type VerifiedAbi = { name: string, abi: Abi, implementation?: { name: string, abi: Abi } | null }
+/**
+ * What decodes an address's calls and logs. `name` is the address's own
+ * verified name: null when it is not verified itself and decodes through
+ * another's ABI (a proxy's implementation's alone).
+ */
+export type VerifiedAbi = { name: string | null, abi: Abi | null, implementation?: { name: string, abi: Abi } | null }
 
 /**
  * Where verified ABIs come from. `abiFor` takes a lowercase 0x-address and
@@ -35,7 +39,7 @@ export type Decoder = {
   decodeInputs (calls: ReadonlyArray<{ to: string | null, input: string }>): Promise<Array<DecodedInput | null>>
   /** A log `address` emitted. */
   decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string, blockNumber?: number): Promise<DecodedLog | null>
-  /** The name a verified contract was given, or null. */
+  /** The name the contract at `address` was verified under, or null: also for a proxy that decodes by its implementation's ABI. */
   contractName (address: string, blockNumber?: number): Promise<string | null>
   /** Forget cached decodings: after verification stored a contract. */
   clear (): void
@@ -46,9 +50,10 @@ export const MAX_CACHED_DECODINGS = 10_000
 
 /** A proxy's own ABI first, then its implementation's: the proxy's own functions win. */
 function combinedAbi (verified: VerifiedAbi | null): Abi | null {
-  if (verified === null) return null
-  const implementation = verified.implementation
-  return implementation == null ? verified.abi : [...verified.abi, ...implementation.abi]
+  const implementation = verified?.implementation?.abi
+  const own = verified?.abi ?? null
+  if (implementation === undefined) return own
+  return own === null ? implementation : [...own, ...implementation]
 }
 
 export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODINGS }: DecoderOptions): Decoder {

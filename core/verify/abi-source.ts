@@ -1,6 +1,7 @@
 // Verification's store as the decoder's ABI source (core/decode): a verified
 // contract's name and ABI, and for a proxy its implementation's, so a call to
-// the proxy decodes by the implementation's functions.
+// the proxy decodes by the implementation's functions (an unverified proxy
+// keeps no name of its implementation's).
 //
 // Most addresses a page decodes are not verified. The set of verified
 // addresses is kept in memory (one query, read again at most every
@@ -66,8 +67,8 @@ export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.no
     if (set.size === 0) return null
     const [verified, implementation] = await Promise.all([set.has(address) ? findVerifiedContract(db, address) : null, implementationOf(address, set, blockNumber)])
     if (verified === null && implementation == null) return null
-    // An unverified proxy is still named and decoded by its implementation.
-    return verified === null ? { ...implementation!, implementation: null } : { name: verified.name, abi: verified.abi as Abi, implementation }
+    // An unverified proxy decodes by its implementation's ABI without taking its name: it is not verified itself.
+    return verified === null ? { name: null, abi: null, implementation } : { name: verified.name, abi: verified.abi as Abi, implementation }
   }
 
   return {

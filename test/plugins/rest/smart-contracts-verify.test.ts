@@ -342,6 +342,13 @@ t.test('once Counter is verified, calls to it and through its proxy are decoded 
   }
   const summary = (await get(`/api/v2/transactions/${incrementDirect}/summary`)).json()
   t.match(JSON.stringify(summary), /Counter/, 'the summary names the verified contract')
+
+  // The proxy decodes by its implementation, but is not verified itself: it keeps no name of Counter's (Blockscout lists the implementation instead).
+  const viaProxy = (await get(`/api/v2/transactions/${incrementViaProxy}/interpretation`)).json()
+  t.match(viaProxy.decoded_input, { method_call: 'increment()' })
+  t.same(viaProxy.transaction.to, { hash: getAddress(proxy.address), name: null, is_contract: true, is_verified: false })
+  t.same(viaProxy.summaries_text, [`Called increment on ${getAddress(proxy.address)}`])
+  t.equal((await get(`/api/v2/addresses/${proxy.address}`)).json().is_verified, false)
 })
 
 t.test('a factory\'s child with a verified twin shows as verified by similarity, without being stored', async (t) => {
