@@ -1,12 +1,13 @@
 // Pure decoding of a call's input and of a log, in Blockscout's shapes
 // (decoded_input, a log's decoded). Resolution order, as Blockscout's
 // (shared doc 3.3): the ABI given (the target's verified ABI, combined with
-// its proxy implementation's), else the bundled selector table, the first
-// candidate that decodes winning, else null. Malformed input gives null,
+// its proxy implementation's), else the table of every verified ABI given,
+// else the bundled selector table, the first candidate that decodes winning,
+// else null. Malformed input gives null,
 // never an exception: these run on whatever anyone sent to the chain.
 import { AbiCoder, Interface, type EventFragment, type FunctionFragment, type ParamType } from 'ethers'
 import { decodingType, renderValue, typeName, type DecodedValue } from './values.ts'
-import { tableEvents, tableFunctions } from './table.ts'
+import { BUNDLED_TABLE, EMPTY_TABLE, type SelectorTable } from './table.ts'
 
 export type Abi = readonly unknown[]
 export type DecodedParameter = { name: string, type: string, value: DecodedValue }
@@ -52,12 +53,16 @@ function decodeFunction (fragment: FunctionFragment, input: string): DecodedInpu
   }
 }
 
-/** A call's input decoded: by `abi` first when given, else by the selector table; null when nothing fits. */
-export function decodeInput (input: string, abi: Abi | null): DecodedInput | null {
+/**
+ * A call's input decoded: by `abi` first when given, else by `verified` (the
+ * fragments of every verified ABI), else by the bundled table; null when
+ * nothing fits.
+ */
+export function decodeInput (input: string, abi: Abi | null, verified: SelectorTable = EMPTY_TABLE): DecodedInput | null {
   if (typeof input !== 'string' || input.length < 10 || !HEX.test(input)) return null
   const selector = input.slice(0, 10).toLowerCase()
-  const verified = abi === null ? null : interfaceOf(abi)?.getFunction(selector) ?? null
-  const candidates = verified === null ? tableFunctions(selector) : [verified, ...tableFunctions(selector)]
+  const own = abi === null ? null : interfaceOf(abi)?.getFunction(selector) ?? null
+  const candidates = [...(own === null ? [] : [own]), ...verified.functions(selector), ...BUNDLED_TABLE.functions(selector)]
   for (const fragment of candidates) {
     const decoded = decodeFunction(fragment, input)
     if (decoded !== null) return decoded
@@ -97,14 +102,14 @@ function decodeEvent (fragment: EventFragment, topics: readonly string[], data: 
   }
 }
 
-/** A log decoded: by `abi` (the emitter's) first when given, else by the table; null when nothing fits. */
-export function decodeLog (topics: ReadonlyArray<string | null>, data: string, abi: Abi | null): DecodedLog | null {
+/** A log decoded: by `abi` (the emitter's) first when given, else by `verified`, else by the bundled table; null when nothing fits. */
+export function decodeLog (topics: ReadonlyArray<string | null>, data: string, abi: Abi | null, verified: SelectorTable = EMPTY_TABLE): DecodedLog | null {
   const present = topics.filter((t): t is string => t !== null)
   if (present.length === 0 || present.length > 4 || !present.every((t) => t.length === 66 && HEX.test(t))) return null
   if (typeof data !== 'string' || !HEX.test(data)) return null
   const topic0 = present[0]!.toLowerCase()
-  const verified = abi === null ? null : interfaceOf(abi)?.getEvent(topic0) ?? null
-  const candidates = verified === null ? tableEvents(topic0) : [verified, ...tableEvents(topic0)]
+  const own = abi === null ? null : interfaceOf(abi)?.getEvent(topic0) ?? null
+  const candidates = [...(own === null ? [] : [own]), ...verified.events(topic0), ...BUNDLED_TABLE.events(topic0)]
   for (const fragment of candidates) {
     const decoded = decodeEvent(fragment, present, data)
     if (decoded !== null) return decoded

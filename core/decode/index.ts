@@ -1,11 +1,13 @@
 // The decoder the gateway uses: the pure decoding of decode.ts over ABIs
-// found through an AbiSource (contract verification's store, once it is
-// plugged in), with bounded caches so that a page of transactions to the same
-// contracts decodes each distinct input once.
+// found through an AbiSource (contract verification's store), with bounded
+// caches so that a page of transactions to the same contracts decodes each
+// distinct input once.
 import { decodeInput, decodeLog, type Abi, type DecodedInput, type DecodedLog } from './decode.ts'
 import { createLru } from './lru.ts'
+import { EMPTY_TABLE, type SelectorTable } from './table.ts'
 
 export { decodeInput, decodeLog, type Abi, type DecodedInput, type DecodedLog, type DecodedParameter } from './decode.ts'
+export { createAbiTable, BUNDLED_TABLE, EMPTY_TABLE, type AbiTable, type SelectorTable } from './table.ts'
 
 /**
  * What decodes an address's calls and logs. `name` is the address's own
@@ -16,11 +18,15 @@ export type VerifiedAbi = { name: string | null, abi: Abi | null, implementation
 
 /**
  * Where verified ABIs come from. `abiFor` takes a lowercase 0x-address and
- * answers null when the address has no verified contract. With `blockNumber`
- * a proxy's implementation is the one it had at that block (a transaction's
- * interpretation); without it, the current one.
+ * answers null when nothing verified decodes it. With `blockNumber` a proxy's
+ * implementation is the one it had at that block (a transaction's
+ * interpretation); without it, the current one. `verifiedTable` holds the
+ * fragments of every verified ABI (none when absent).
  */
-export type AbiSource = { abiFor (address: string, blockNumber?: number): Promise<VerifiedAbi | null> }
+export type AbiSource = {
+  abiFor (address: string, blockNumber?: number): Promise<VerifiedAbi | null>
+  verifiedTable? (): Promise<SelectorTable>
+}
 
 /** An instance with no verified contract: every decoding falls back to the selector table. */
 export const NO_VERIFIED_ABIS: AbiSource = { abiFor: async () => null }
@@ -60,16 +66,17 @@ export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODI
   const inputs = createLru<DecodedInput | null>(maxCachedEntries)
   const logs = createLru<DecodedLog | null>(maxCachedEntries)
   const abiOf = async (address: string, blockNumber: number | undefined) => combinedAbi(await abiSource.abiFor(address.toLowerCase(), blockNumber))
+  const tableNow = async (): Promise<SelectorTable> => await (abiSource.verifiedTable?.() ?? EMPTY_TABLE)
   // A decoding at a block is kept apart from the current one: a proxy may have been upgraded since.
   const at = (blockNumber: number | undefined) => blockNumber === undefined ? '' : `${blockNumber}:`
   const decodable = (to: string | null, input: string): to is string => to !== null && input.length >= 10
   /** The decoding of a call whose target's ABI is `abi`, cached. */
-  function decodeWith (to: string, input: string, abi: Abi | null, blockNumber: number | undefined): DecodedInput | null {
+  function decodeWith (to: string, input: string, abi: Abi | null, table: SelectorTable, blockNumber: number | undefined): DecodedInput | null {
     // The key holds the selector: it is the input's head.
     const key = at(blockNumber) + to.toLowerCase() + input
     const cached = inputs.get(key)
     if (cached !== undefined) return cached
-    const decoded = decodeInput(input, abi)
+    const decoded = decodeInput(input, abi, table)
     inputs.set(key, decoded)
     return decoded
   }
@@ -77,18 +84,24 @@ export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODI
     async decodeInput (to, input, blockNumber) {
       if (!decodable(to, input)) return null
       const cached = inputs.get(at(blockNumber) + to.toLowerCase() + input)
-      return cached !== undefined ? cached : decodeWith(to, input, await abiOf(to, blockNumber), blockNumber)
+      if (cached !== undefined) return cached
+      const [abi, table] = await Promise.all([abiOf(to, blockNumber), tableNow()])
+      return decodeWith(to, input, abi, table, blockNumber)
     },
     async decodeInputs (calls) {
       const targets = new Set(calls.flatMap(({ to, input }) => decodable(to, input) ? [to.toLowerCase()] : []))
-      const abis = new Map(await Promise.all([...targets].map(async (to) => [to, await abiOf(to, undefined)] as const)))
-      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null, undefined) : null)
+      const [abis, table] = await Promise.all([
+        Promise.all([...targets].map(async (to) => [to, await abiOf(to, undefined)] as const)).then((entries) => new Map(entries)),
+        tableNow()
+      ])
+      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null, table, undefined) : null)
     },
     async decodeLog (address, topics, data, blockNumber) {
       const key = at(blockNumber) + address.toLowerCase() + topics.join('') + data
       const cached = logs.get(key)
       if (cached !== undefined) return cached
-      const decoded = decodeLog(topics, data, await abiOf(address, blockNumber))
+      const [abi, table] = await Promise.all([abiOf(address, blockNumber), tableNow()])
+      const decoded = decodeLog(topics, data, abi, table)
       logs.set(key, decoded)
       return decoded
     },

@@ -1,15 +1,18 @@
 // Verification's store as the decoder's ABI source (core/decode): a verified
 // contract's name and ABI, and for a proxy its implementation's, so a call to
 // the proxy decodes by the implementation's functions (an unverified proxy
-// keeps no name of its implementation's).
+// keeps no name of its implementation's); and the table of every verified
+// ABI, for contracts nothing verified decodes.
 //
 // Most addresses a page decodes are not verified. The set of verified
 // addresses is kept in memory (one query, read again at most every
 // ABI_SOURCE_TTL_MS and at once after a verification here), so that such an
 // address costs no query for its verified row, and, while nothing at all is
 // verified, no proxy detection either (no implementation can be verified).
+// The table is read once and then extended by the rows verified since (their
+// ids are increasing).
 import type { Knex } from 'knex'
-import type { AbiSource, VerifiedAbi, Abi } from '../decode/index.ts'
+import { createAbiTable, type AbiSource, type VerifiedAbi, type Abi, type SelectorTable } from '../decode/index.ts'
 import { createLru } from '../decode/lru.ts'
 import { findVerifiedContract } from './store.ts'
 import type { ProxyDetector } from './proxy.ts'
@@ -23,32 +26,60 @@ import type { Queries } from '../queries/index.ts'
 export const ABI_SOURCE_TTL_MS = 10_000
 const MAX_CACHED_ADDRESSES = 5_000
 
-export type VerifiedAbiSource = AbiSource & {
+export type VerifiedAbiSource = AbiSource & Required<Pick<AbiSource, 'verifiedTable'>> & {
   /** Drops every cached answer: a new verification may name an address or a proxy's implementation. */
   forget (): void
 }
 
 export type VerifiedAbiSourceOptions = { db: Knex, queries: Queries, proxies?: ProxyDetector, nowMs?: () => number }
 
-/** Every verified address, lowercase 0x-hex: 20 bytes a contract. */
-async function readVerifiedAddresses (db: Knex): Promise<Set<string>> {
-  const { rows } = await db.raw('select \'0x\' || encode(address, \'hex\') as address from verified_contracts')
-  return new Set(rows.map((r: { address: string }) => r.address))
+type Verified = {
+  /** Every verified address, lowercase 0x-hex: 20 bytes a contract. */
+  addresses: Set<string>
+  /** The newest row's id: the table is complete through it. */
+  lastId: number
+}
+
+async function readVerified (db: Knex): Promise<Verified> {
+  const { rows } = await db.raw('select \'0x\' || encode(address, \'hex\') as address, id::float8 as id from verified_contracts')
+  return {
+    addresses: new Set(rows.map((r: { address: string }) => r.address)),
+    lastId: rows.reduce((last: number, r: { id: number }) => Math.max(last, r.id), 0)
+  }
 }
 
 export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
   const cache = createLru<{ value: VerifiedAbi | null, atMs: number }>(MAX_CACHED_ADDRESSES)
-  let verifiedSet: { addresses: Promise<Set<string>>, atMs: number } | undefined
+  let verifiedSet: { verified: Promise<Verified>, atMs: number } | undefined
+  const table = createAbiTable()
+  let tableThrough = 0
+  let extending: Promise<void> | undefined
 
   /** One read at a time, shared by every caller meanwhile; a failed read is not kept. */
-  async function verifiedAddresses (): Promise<{ set: Set<string>, atMs: number }> {
+  async function verifiedNow (): Promise<{ verified: Verified, atMs: number }> {
     if (verifiedSet === undefined || nowMs() - verifiedSet.atMs >= ABI_SOURCE_TTL_MS) {
-      const entry = { addresses: readVerifiedAddresses(db), atMs: nowMs() }
+      const entry = { verified: readVerified(db), atMs: nowMs() }
       verifiedSet = entry
-      entry.addresses.catch(() => { if (verifiedSet === entry) verifiedSet = undefined })
+      entry.verified.catch(() => { if (verifiedSet === entry) verifiedSet = undefined })
     }
-    const { addresses, atMs } = verifiedSet
-    return { set: await addresses, atMs }
+    const { verified, atMs } = verifiedSet
+    return { verified: await verified, atMs }
+  }
+
+  /** Adds the ABIs verified after those already in the table, in the order they were verified: one extension at a time. */
+  async function extendTable (through: number): Promise<void> {
+    while (tableThrough < through) {
+      extending ??= (async () => {
+        const { rows } = await db.raw('select id::float8 as id, abi from verified_contracts where id > ? order by id', [tableThrough])
+        for (const row of rows as Array<{ id: number, abi: Abi }>) {
+          table.add(row.abi)
+          tableThrough = row.id
+        }
+        // Rows are never deleted: an id not found is one whose insert was rolled back.
+        tableThrough = Math.max(tableThrough, through)
+      })().finally(() => { extending = undefined })
+      await extending
+    }
   }
 
   async function implementationOf (address: string, verified: Set<string>, blockNumber: number | undefined): Promise<VerifiedAbi['implementation']> {
@@ -77,11 +108,16 @@ export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.no
       const key = blockNumber === undefined ? address : `${address}@${blockNumber}`
       const cached = cache.get(key)
       if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return cached.value
-      const { set, atMs } = await verifiedAddresses()
-      const value = await read(address, set, blockNumber)
+      const { verified, atMs } = await verifiedNow()
+      const value = await read(address, verified.addresses, blockNumber)
       // As old as the set it was read by: a verification elsewhere shows within ABI_SOURCE_TTL_MS still.
       cache.set(key, { value, atMs })
       return value
+    },
+    async verifiedTable (): Promise<SelectorTable> {
+      const { verified } = await verifiedNow()
+      await extendTable(verified.lastId)
+      return table
     },
     forget () {
       cache.clear()

@@ -2,7 +2,7 @@
 // ABI compiled by solc for the verified path, the table for the rest.
 import t from 'tap'
 import { AbiCoder, Interface, Wallet, getAddress, id, keccak256, toUtf8Bytes, zeroPadValue } from 'ethers'
-import { createDecoder, decodeInput, decodeLog, type AbiSource } from '../../../core/decode/index.ts'
+import { createAbiTable, createDecoder, decodeInput, decodeLog, type AbiSource } from '../../../core/decode/index.ts'
 import { compileContract } from '../../support/contracts.ts'
 
 const showcase = await compileContract(new URL('../../fixtures/contracts/Showcase.sol', import.meta.url), 'Showcase')
@@ -180,4 +180,33 @@ t.test('createDecoder().decodeInputs() reads each distinct target\'s ABI once fo
   t.same(decoded.slice(51), [null, null, null], 'an unknown selector, a creation and an input shorter than a selector: nothing')
   t.equal((await decoder.decodeInput(token, calls[0]!.input))?.method_call, 'transfer(address dest, uint256 wad)', 'decodeInput() reads what decodeInputs() cached')
   t.equal(asked.length, 2)
+})
+
+t.test('createAbiTable() keeps one fragment per signature (event: with its indexed flags), the first added', async (t) => {
+  const table = createAbiTable()
+  table.add(JSON.parse(erc20.formatJson()))
+  table.add(showcase.abi)
+  table.add(['event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)', 'event Quiet(uint256 a) anonymous', 'not a fragment'])
+  const transfer = erc20.getFunction('transfer')!.selector
+  t.same(table.functions(transfer).map((f) => f.format('full')), ['function transfer(address to, uint256 amount)'], 'Showcase\'s transfer(dest, wad) is the same function')
+  t.same(table.events(id('Transfer(address,address,uint256)')).map((e) => e.format('minimal')),
+    ['event Transfer(address indexed,address indexed,uint256)', 'event Transfer(address indexed,address indexed,uint256 indexed)'], 'ERC-721\'s Transfer is another event')
+  t.same(table.events(id('Quiet(uint256)')), [], 'an anonymous event has no topic to be found by')
+  t.equal(table.size, 6, 'transfer, note, unnamed, Transfer twice, Noted')
+})
+
+t.test('decodeInput() and decodeLog() try the verified ABIs\' table after the target\'s own ABI, before the bundled one', async (t) => {
+  const table = createAbiTable()
+  table.add(showcase.abi)
+  const transfer = verified.encodeFunctionData('transfer', [bob, 5n])
+  t.equal(decodeInput(transfer, null, table)?.method_call, 'transfer(address dest, uint256 wad)', 'a verified ABI\'s fragment before the bundled one')
+  t.equal(decodeInput(transfer, JSON.parse(erc20.formatJson()), table)?.method_call, 'transfer(address to, uint256 amount)', 'the target\'s own first')
+  const note = verified.encodeFunctionData('note', ['x', [alice, [], '0x'], [id('a'), id('b')], true, 1])
+  t.equal(decodeInput(note, null), null, 'in no bundled table')
+  t.same(decodeInput(note, null, table), decodeInput(note, showcase.abi), 'as by its own ABI')
+  const log = verified.encodeEventLog('Noted', ['topic', alice, -3n, [bob, [4n], '0x01']])
+  t.equal(decodeLog(log.topics, log.data, null), null)
+  t.same(decodeLog(log.topics, log.data, null, table), decodeLog(log.topics, log.data, showcase.abi))
+  const approval = new Interface(['function approve(address, uint256)']).encodeFunctionData('approve', [bob, 1n])
+  t.equal(decodeInput(approval, null, table)?.method_call, 'approve(address spender, uint256 amount)', 'what the table lacks, the bundled one decodes')
 })

@@ -1,11 +1,13 @@
 // The decoder's ABI source over verified contracts: an address nobody
 // verified costs no query for its row (the verified addresses are kept as a
 // set), nothing verified means no proxy detection at all, a verification here
-// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, and an
+// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, an
 // unverified proxy decodes by its verified implementation without taking its
-// name.
+// name, and the table of every verified ABI grows by the rows verified since
+// it was read.
 import t from 'tap'
 import pino from 'pino'
+import { id } from 'ethers'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createQueries } from '../../../core/queries/index.ts'
 import { ABI_SOURCE_TTL_MS, createVerifiedAbiSource } from '../../../core/verify/abi-source.ts'
@@ -93,4 +95,22 @@ t.test('abiFor(): a failed read of the set is not kept', async (t) => {
     await db.raw('alter table verified_contracts_away rename to verified_contracts')
   }
   t.match(await source.abiFor(address(11)), { name: 'Contract11' })
+})
+
+t.test('verifiedTable(): every verified ABI\'s fragments, read once, then only the rows verified since', async (t) => {
+  const source = createVerifiedAbiSource({ db, queries })
+  const selector = (signature: string) => id(signature).slice(0, 10)
+  const table = await source.verifiedTable()
+  t.same(table.functions(selector('poke()')).map((f) => f.format('sighash')), ['poke()'], 'poke(), which several verified ABIs hold, once')
+  const bump = { type: 'function', name: 'bump', inputs: [{ name: 'by', type: 'uint256' }], outputs: [], stateMutability: 'nonpayable' }
+  const moved = { type: 'event', name: 'Moved', anonymous: false, inputs: [{ name: 'who', type: 'address', indexed: true }, { name: 'by', type: 'uint256', indexed: false }] }
+  await storeVerifiedContract(db, verifiedRow(30, { abi: [bump, moved, { type: 'fallback', stateMutability: 'payable' }, { type: 'future-kind' }] }))
+  t.same((await source.verifiedTable()).functions(selector('bump(uint256)')), [], 'not yet: the verified rows are read again after forget() or the TTL')
+  source.forget()
+  const sql = await queriesDuring(async () => {
+    const extended = await source.verifiedTable()
+    t.same(extended.functions(selector('bump(uint256)')).map((f) => f.format('full')), ['function bump(uint256 by)'])
+    t.same(extended.events(id('Moved(address,uint256)')).map((e) => e.format('full')), ['event Moved(address indexed who, uint256 by)'])
+  })
+  t.equal(sql.filter((q) => /abi from verified_contracts where id >/.test(q)).length, 1, 'the new row\'s ABI only')
 })

@@ -13,7 +13,7 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { involves, readNodeChain, shaped, type NodeChain, type NodeTransaction } from '../../support/etherscan-node.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { decodeInput } from '../../../core/decode/decode.ts'
-import { tableFunctions } from '../../../core/decode/table.ts'
+import { BUNDLED_TABLE } from '../../../core/decode/table.ts'
 
 const chain = await buildActivityChain(t)
 const { app, receipts, contracts } = chain
@@ -103,7 +103,7 @@ t.test('txlist names a call\'s function: an ERC-20 transfer by the bundled table
   t.match(ofToken.find((tx: { hash: string }) => tx.hash === receipts.tokenTransfer.hash), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 amount)' })
   t.match(ofToken.find((tx: { hash: string }) => tx.hash === receipts.tokenCreation.hash), { functionName: '' }, 'a creation')
   const fan = (await results(`action=txlist&address=${contracts.fanout}`)).find((tx: { hash: string }) => tx.hash === receipts.fan.hash)
-  t.same(tableFunctions(fan.methodId), [], 'Fanout.fan is in no table')
+  t.same(BUNDLED_TABLE.functions(fan.methodId), [], 'Fanout.fan is in no table')
   t.match(fan, { methodId: /^0x[0-9a-f]{8}$/, functionName: '' }, 'a selector nothing knows')
   t.ok(ofToken.filter((tx: { functionName: string }) => tx.functionName !== '').length > 1, 'every call of a page is named')
 })

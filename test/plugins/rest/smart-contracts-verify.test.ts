@@ -4,7 +4,9 @@
 // library-linking contract by multi-part sources, an ERC-721 and an
 // ERC-1155, an EIP-1967 proxy (itself too) and EIP-1167 clone, a beacon proxy
 // and an EIP-1822 proxy, a factory's children (bytecode twins), and every way
-// a verification can fail, storing nothing.
+// a verification can fail, storing nothing. Calls and logs decode by what was
+// verified: a contract's own ABI, its proxy implementation's, or any verified
+// ABI holding the selector.
 import t from 'tap'
 import WebSocket from 'ws'
 import { Socket } from 'phoenix'
@@ -35,8 +37,14 @@ const tokenC = await sender.deploy(token.bytecode + tokenArgs('Token C', 9n))
 // A library and a contract linked to it (its placeholder replaced by the library's address).
 const linkedSource = await readFixture('Linked.sol')
 const linkedInput = standardInput({ 'Linked.sol': linkedSource })
-const library = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', 'Scale').bytecode)
-const scaled = await sender.deploy(compileStandard(linkedInput, 'Linked.sol', 'ScaledCounter').bytecode.replace(/__\$[0-9a-f]{34}\$__/g, library.address.slice(2)))
+const libraryCode = compileStandard(linkedInput, 'Linked.sol', 'Scale').bytecode
+const scaledCode = compileStandard(linkedInput, 'Linked.sol', 'ScaledCounter')
+const linkedTo = (libraryAddress: string) => scaledCode.bytecode.replace(/__\$[0-9a-f]{34}\$__/g, libraryAddress.slice(2))
+const library = await sender.deploy(libraryCode)
+const scaled = await sender.deploy(linkedTo(library.address))
+// Another copy linked to another copy of the library: other code (no twin), the same bump(uint256), in no bundled table.
+const scaledElsewhere = await sender.deploy(linkedTo((await sender.deploy(libraryCode)).address))
+const bumpElsewhere = await sender.send(scaledElsewhere.address, scaledCode.abi.encodeFunctionData('bump', [5n]))
 
 // An implementation, an EIP-1967 proxy to it, a factory's children (same code) and an EIP-1167 clone of it.
 const { source: proxiesSource, input: proxiesInput, counterCode, counter, proxy, factory, child1, child2, clone } = await deployProxies(sender)
@@ -86,6 +94,7 @@ const FULL_MATCH_BY_STANDARD_INPUT = {
   additional_sources: [],
   language: 'solidity'
 }
+const decodedInputOf = async (hash: string) => (await get(`/api/v2/transactions/${hash}`)).json().decoded_input
 
 t.test('verification/config offers the bundled compiler, evm versions and the methods served', async (t) => {
   const config = (await get('/api/v2/smart-contracts/verification/config')).json()
@@ -201,6 +210,7 @@ t.test('failures answer a clear error and store nothing', async (t) => {
 })
 
 t.test('multi-part verifies a contract linked to a library: a wrong library address does not match, the right one does, and without one it is read from the code', async (t) => {
+  t.equal(await decodedInputOf(bumpElsewhere), null, 'bump(uint256) is in no table before')
   const fields = { compiler_version: BUNDLED_VERSION, is_optimization_enabled: 'true', optimization_runs: '200', evm_version: 'paris' }
   const files = { 'Linked.sol': linkedSource }
   const wrong = await postForm(via(scaled.address, 'multi-part'), { ...fields, libraries: JSON.stringify({ Scale: '0x' + '11'.repeat(20) }) }, files)
@@ -221,6 +231,10 @@ t.test('multi-part verifies a contract linked to a library: a wrong library addr
   t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
   t.match(detail, { name: 'ScaledCounter', is_fully_verified: true, file_path: 'Linked.sol', constructor_args: null, decoded_constructor_args: null })
   t.same(detail.external_libraries, [{ name: 'Linked.sol:Scale', address_hash: getAddress(library.address) }], 'read from the deployed code')
+
+  // The other copy is neither verified nor a twin (another library's address in its code): the verified ABI's fragment decodes its call.
+  t.equal((await get(`/api/v2/smart-contracts/${scaledElsewhere.address}`)).json().is_verified, undefined)
+  t.same(await decodedInputOf(bumpElsewhere), { method_id: scaledCode.abi.getFunction('bump')!.selector.slice(2), method_call: 'bump(uint256 by)', parameters: [{ name: 'by', type: 'uint256', value: '5' }] })
 })
 
 t.test('proxies: an EIP-1967 proxy and an EIP-1167 clone name their implementation, with its name once verified', async (t) => {
