@@ -66,6 +66,14 @@ const uupsProxy = await sender.deploy(uupsProxyCode!.bytecode + addressArg(tally
 const tallyUp = new Interface(tallyCode!.abi as never).encodeFunctionData('tallyUp')
 const tallyViaBeacon = await sender.send(beaconProxy.address, tallyUp)
 const tallyViaUups = await sender.send(uupsProxy.address, tallyUp)
+
+// Showcase: its Noted event (an indexed string, an indexed address, a tuple) is in no bundled table.
+const showcaseSource = await readFixture('Showcase.sol')
+const showcaseInput = standardInput({ 'Showcase.sol': showcaseSource })
+const showcaseCode = compileStandard(showcaseInput, 'Showcase.sol', 'Showcase')
+const showcase1 = await sender.deploy(showcaseCode.bytecode)
+const note = (topic: string) => showcaseCode.abi.encodeFunctionData('note', [topic, [wallets[0]!.address, [1n, 2n], '0xbeef'], [`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`], true, -7])
+const noteOn1 = await sender.send(showcase1.address, note('first'))
 await waitForIndexed(app)
 
 /** A multipart form as Blockscout's front end sends it (fetch over the real socket). */
@@ -95,6 +103,18 @@ const FULL_MATCH_BY_STANDARD_INPUT = {
   language: 'solidity'
 }
 const decodedInputOf = async (hash: string) => (await get(`/api/v2/transactions/${hash}`)).json().decoded_input
+const logsOf = async (hash: string) => (await get(`/api/v2/transactions/${hash}/logs`)).json().items as Array<{ topics: Array<string | null>, data: string, decoded: unknown }>
+
+/** A log as Blockscout decodes it, from ethers' own parsing of the same log. */
+function parsedByEthers (abi: Interface, log: { topics: Array<string | null>, data: string }) {
+  const parsed = abi.parseLog({ topics: log.topics.filter((topic) => topic !== null), data: log.data })!
+  const render = (value: any): unknown => Array.isArray(value) ? [...value].map(render) : typeof value === 'bigint' ? value.toString() : value?.hash ?? (typeof value === 'boolean' ? String(value) : value)
+  return {
+    method_id: parsed.topic.slice(2, 10),
+    method_call: `${parsed.name}(${parsed.fragment.inputs.map((p) => `${p.format('sighash')}${p.indexed === true ? ' indexed' : ''} ${p.name}`).join(', ')})`,
+    parameters: parsed.fragment.inputs.map((p, i) => ({ name: p.name, type: p.format('sighash'), indexed: p.indexed === true, value: render(parsed.args[i]) }))
+  }
+}
 
 t.test('verification/config offers the bundled compiler, evm versions and the methods served', async (t) => {
   const config = (await get('/api/v2/smart-contracts/verification/config')).json()
@@ -385,6 +405,18 @@ t.test('a factory\'s child with a verified twin shows as verified by similarity,
   })
   t.equal(await findVerifiedContract(db, child2), null, 'the twin is not stored as verified')
   t.equal((await get(`/api/v2/smart-contracts/${factory.address}`)).json().is_verified, undefined, 'other code has no twin')
+})
+
+t.test('a verified contract\'s logs decode by its ABI as ethers parses them: null before, Blockscout\'s shape with indexed flags after', async (t) => {
+  const [before] = await logsOf(noteOn1)
+  t.equal(before!.decoded, null, 'Noted is in no table before')
+  const answer = await postJson(via(showcase1.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Showcase', input: showcaseInput })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  const [noted] = await logsOf(noteOn1)
+  t.same(noted!.decoded, parsedByEthers(showcaseCode.abi, noted!))
+  t.match(noted!.decoded, { method_call: 'Noted(string indexed topic, address indexed who, int256 delta, (address,uint256[],bytes) order)' })
+  t.same((noted!.decoded as { parameters: Array<{ indexed: boolean }> }).parameters.map((p) => p.indexed), [true, true, false, false])
+  t.match(await decodedInputOf(noteOn1), { method_call: 'note(string topic, (address,uint256[],bytes) order, bytes32[2] keys, bool flag, int8 delta)' })
 })
 
 t.test('the address\'s socket topic hears verification_result, as Blockscout\'s verification form waits for', async (t) => {
