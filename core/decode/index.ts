@@ -12,7 +12,8 @@ export { createAbiTable, BUNDLED_TABLE, EMPTY_TABLE, type AbiTable, type Selecto
 /**
  * What decodes an address's calls and logs. `name` is the address's own
  * verified name: null when it is not verified itself and decodes through
- * another's ABI (a proxy's implementation's alone).
+ * another's ABI (`abi` its verified bytecode twin's, or a proxy's
+ * implementation's alone).
  */
 export type VerifiedAbi = { name: string | null, abi: Abi | null, implementation?: { name: string, abi: Abi } | null }
 
@@ -45,7 +46,7 @@ export type Decoder = {
   decodeInputs (calls: ReadonlyArray<{ to: string | null, input: string }>): Promise<Array<DecodedInput | null>>
   /** A log `address` emitted. */
   decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string, blockNumber?: number): Promise<DecodedLog | null>
-  /** The name the contract at `address` was verified under, or null: also for a proxy that decodes by its implementation's ABI. */
+  /** The name the contract at `address` was verified under, or null: also for a proxy or bytecode twin that decodes by another's ABI. */
   contractName (address: string, blockNumber?: number): Promise<string | null>
   /** Forget cached decodings: after verification stored a contract. */
   clear (): void

@@ -1,22 +1,23 @@
-// Verification's store as the decoder's ABI source (core/decode): a verified
-// contract's name and ABI, and for a proxy its implementation's, so a call to
-// the proxy decodes by the implementation's functions (an unverified proxy
-// keeps no name of its implementation's); and the table of every verified
-// ABI, for contracts nothing verified decodes.
+// Verification's store as the decoder's ABI source (core/decode): what
+// decodes an address's calls and logs, in Blockscout's order: its own
+// verified ABI, else the ABI of a verified contract with the same code (a
+// bytecode twin: a factory's child, a second deployment), with a proxy's
+// implementation's ABI after it; and the table of every verified ABI, for
+// contracts nothing verified decodes.
 //
-// Most addresses a page decodes are not verified. The set of verified
-// addresses is kept in memory (one query, read again at most every
+// Most addresses a page decodes are not verified. The verified addresses and
+// code hashes are kept in memory (one query, read again at most every
 // ABI_SOURCE_TTL_MS and at once after a verification here), so that such an
-// address costs no query for its verified row, and, while nothing at all is
-// verified, no proxy detection either (no implementation can be verified).
-// The table is read once and then extended by the rows verified since (their
-// ids are increasing).
+// address costs its code
+// (for its hash and proxy slots) and no verified row, and, while nothing at
+// all is verified, nothing. The table is read once and then extended by the
+// rows verified since (their ids are increasing).
 import type { Knex } from 'knex'
 import { createAbiTable, type AbiSource, type VerifiedAbi, type Abi, type SelectorTable } from '../decode/index.ts'
 import { createLru } from '../decode/lru.ts'
 import { findVerifiedContract } from './store.ts'
+import { runtimeCodeHash } from './verify.ts'
 import type { ProxyDetector } from './proxy.ts'
-import type { Queries } from '../queries/index.ts'
 
 /**
  * How long an answer is kept. Verification on this instance clears the cache
@@ -27,28 +28,39 @@ export const ABI_SOURCE_TTL_MS = 10_000
 const MAX_CACHED_ADDRESSES = 5_000
 
 export type VerifiedAbiSource = AbiSource & Required<Pick<AbiSource, 'verifiedTable'>> & {
-  /** Drops every cached answer: a new verification may name an address or a proxy's implementation. */
+  /** Drops every cached answer: a new verification may name an address, a proxy's implementation or a twin. */
   forget (): void
 }
 
-export type VerifiedAbiSourceOptions = { db: Knex, queries: Queries, proxies?: ProxyDetector, nowMs?: () => number }
+export type VerifiedAbiSourceOptions = { db: Knex, proxies?: ProxyDetector, nowMs?: () => number }
 
 type Verified = {
-  /** Every verified address, lowercase 0x-hex: 20 bytes a contract. */
   addresses: Set<string>
+  /** Runtime code hash (hex) -> the verified contract its twins decode by: full matches first, then the oldest, as the detail page's twin. */
+  twins: Map<string, string>
   /** The newest row's id: the table is complete through it. */
   lastId: number
 }
 
 async function readVerified (db: Knex): Promise<Verified> {
-  const { rows } = await db.raw('select \'0x\' || encode(address, \'hex\') as address, id::float8 as id from verified_contracts')
-  return {
-    addresses: new Set(rows.map((r: { address: string }) => r.address)),
-    lastId: rows.reduce((last: number, r: { id: number }) => Math.max(last, r.id), 0)
+  const { rows } = await db.raw(`select '0x' || encode(address, 'hex') as address, encode(runtime_code_hash, 'hex') as code_hash, id::float8 as id
+    from verified_contracts order by match_type = 'full' desc, id`)
+  const verified: Verified = { addresses: new Set(), twins: new Map(), lastId: 0 }
+  for (const row of rows as Array<{ address: string, code_hash: string, id: number }>) {
+    verified.addresses.add(row.address)
+    if (!verified.twins.has(row.code_hash)) verified.twins.set(row.code_hash, row.address)
+    verified.lastId = Math.max(verified.lastId, row.id)
   }
+  return verified
 }
 
-export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
+/** The deployed code (hex, no 0x) the index holds for `address`, or undefined. */
+async function readCode (db: Knex, address: string): Promise<string | undefined> {
+  const { rows } = await db.raw('select encode(contract_code, \'hex\') as code from addresses where hash = ? and contract_code is not null', [Buffer.from(address.slice(2), 'hex')])
+  return rows[0]?.code
+}
+
+export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
   const cache = createLru<{ value: VerifiedAbi | null, atMs: number }>(MAX_CACHED_ADDRESSES)
   let verifiedSet: { verified: Promise<Verified>, atMs: number } | undefined
   const table = createAbiTable()
@@ -82,24 +94,37 @@ export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.no
     }
   }
 
-  async function implementationOf (address: string, verified: Set<string>, blockNumber: number | undefined): Promise<VerifiedAbi['implementation']> {
-    if (proxies === undefined) return null
-    const contract = await queries.findContract(Buffer.from(address.slice(2), 'hex'))
-    if (contract === undefined) return null
-    // A proxy whose slots cannot be read now decodes by its own ABI alone.
-    const proxy = await proxies.detect(address, contract.code.toString('hex'), blockNumber).catch(() => undefined)
-    const implementation = proxy?.implementations[0]?.toLowerCase()
-    if (implementation === undefined || !verified.has(implementation)) return null
-    const row = await findVerifiedContract(db, implementation)
-    return row === null ? null : { name: row.name, abi: row.abi as Abi }
+  /** The verified contract at `address`, else its verified twin's, with `own` telling which. */
+  async function verifiedOrTwin (address: string, code: string | undefined, verified: Verified): Promise<{ name: string, abi: Abi, own: boolean } | null> {
+    if (verified.addresses.has(address)) {
+      const row = await findVerifiedContract(db, address)
+      if (row !== null) return { name: row.name, abi: row.abi as Abi, own: true }
+    }
+    const twin = code === undefined ? undefined : verified.twins.get(runtimeCodeHash(code).toString('hex'))
+    const row = twin === undefined || twin === address ? null : await findVerifiedContract(db, twin)
+    return row === null ? null : { name: row.name, abi: row.abi as Abi, own: false }
   }
 
-  async function read (address: string, set: Set<string>, blockNumber: number | undefined): Promise<VerifiedAbi | null> {
-    if (set.size === 0) return null
-    const [verified, implementation] = await Promise.all([set.has(address) ? findVerifiedContract(db, address) : null, implementationOf(address, set, blockNumber)])
-    if (verified === null && implementation == null) return null
-    // An unverified proxy decodes by its implementation's ABI without taking its name: it is not verified itself.
-    return verified === null ? { name: null, abi: null, implementation } : { name: verified.name, abi: verified.abi as Abi, implementation }
+  async function implementationOf (address: string, code: string, verified: Verified, blockNumber: number | undefined): Promise<VerifiedAbi['implementation']> {
+    // A proxy whose slots cannot be read now decodes by its own ABI alone.
+    const proxy = await proxies?.detect(address, code, blockNumber).catch(() => undefined)
+    const implementation = proxy?.implementations[0]?.toLowerCase()
+    if (implementation === undefined || implementation === address) return null
+    // An implementation that is itself a twin (a clone of a factory-made one) decodes by its verified twin's ABI.
+    const found = await verifiedOrTwin(implementation, verified.addresses.has(implementation) ? undefined : await readCode(db, implementation), verified)
+    return found === null ? null : { name: found.name, abi: found.abi }
+  }
+
+  async function read (address: string, verified: Verified, blockNumber: number | undefined): Promise<VerifiedAbi | null> {
+    if (verified.addresses.size === 0) return null
+    const code = await readCode(db, address)
+    const [found, implementation] = await Promise.all([
+      verifiedOrTwin(address, code, verified),
+      code === undefined ? null : implementationOf(address, code, verified, blockNumber)
+    ])
+    if (found === null && implementation == null) return null
+    // Only its own verification names an address: a proxy or a twin decodes by another's ABI without taking its name.
+    return { name: found?.own === true ? found.name : null, abi: found?.abi ?? null, implementation }
   }
 
   return {
@@ -109,7 +134,7 @@ export function createVerifiedAbiSource ({ db, queries, proxies, nowMs = Date.no
       const cached = cache.get(key)
       if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return cached.value
       const { verified, atMs } = await verifiedNow()
-      const value = await read(address, verified.addresses, blockNumber)
+      const value = await read(address, verified, blockNumber)
       // As old as the set it was read by: a verification elsewhere shows within ABI_SOURCE_TTL_MS still.
       cache.set(key, { value, atMs })
       return value

@@ -33,7 +33,7 @@ export function interpreterOf (app: FastifyInstance): { decoder: Decoder, interp
 }
 
 async function interpreter (app: FastifyInstance, options: InterpreterPluginOptions): Promise<void> {
-  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, queries: app.queries, proxies: app.verifier.proxies }) : undefined
+  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, proxies: app.verifier.proxies }) : undefined
   const decoder = createDecoder({ abiSource: verified ?? NO_VERIFIED_ABIS })
   const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: options.coinSymbol, rpc: app.geth.rpc })
   app.decorate('decoder', decoder)

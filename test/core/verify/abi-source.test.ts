@@ -1,17 +1,17 @@
 // The decoder's ABI source over verified contracts: an address nobody
 // verified costs no query for its row (the verified addresses are kept as a
 // set), nothing verified means no proxy detection at all, a verification here
-// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, an
-// unverified proxy decodes by its verified implementation without taking its
-// name, and the table of every verified ABI grows by the rows verified since
-// it was read.
+// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, an unverified proxy decodes by its verified
+// implementation without taking its name, a bytecode twin decodes by its
+// verified twin's ABI, and the table of every verified ABI grows by the rows
+// verified since it was read.
 import t from 'tap'
 import pino from 'pino'
 import { id } from 'ethers'
 import { openDatabase } from '../../../core/db/index.ts'
-import { createQueries } from '../../../core/queries/index.ts'
 import { ABI_SOURCE_TTL_MS, createVerifiedAbiSource } from '../../../core/verify/abi-source.ts'
 import { storeVerifiedContract } from '../../../core/verify/store.ts'
+import { runtimeCodeHash } from '../../../core/verify/verify.ts'
 import type { ProxyDetector } from '../../../core/verify/proxy.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
@@ -19,7 +19,6 @@ import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
 const database = await openDatabase({ url: await createTestDatabase(t), dataDir: '', log: pino({ level: 'warn' }) })
 t.teardown(async () => await database.close())
 const db = database.knex
-const queries = createQueries({ knex: db })
 
 const address = numberedAddress
 const ABI = [{ type: 'function', name: 'poke', inputs: [], outputs: [], stateMutability: 'nonpayable' }]
@@ -50,7 +49,7 @@ await db.raw('insert into addresses (hash, contract_code) values (?, ?), (?, ?),
 
 t.test('abiFor(): with nothing verified, one read of the (empty) set answers every address; no proxy is looked for', async (t) => {
   const proxies = proxyTo(address(11))
-  const source = createVerifiedAbiSource({ db, queries, proxies })
+  const source = createVerifiedAbiSource({ db, proxies })
   const sql = await queriesDuring(async () => {
     for (const i of [10, 12, 13]) t.equal(await source.abiFor(address(i)), null)
   })
@@ -61,7 +60,7 @@ t.test('abiFor(): with nothing verified, one read of the (empty) set answers eve
 
 t.test('abiFor(): a verification here shows at once after forget(); an unverified address reads no verified row', async (t) => {
   const proxies = proxyTo(address(11))
-  const source = createVerifiedAbiSource({ db, queries, proxies })
+  const source = createVerifiedAbiSource({ db, proxies })
   t.equal(await source.abiFor(address(11)), null)
   await storeVerifiedContract(db, row(11))
   t.equal(await source.abiFor(address(11)), null, 'cached until forgotten')
@@ -77,7 +76,7 @@ t.test('abiFor(): a verification here shows at once after forget(); an unverifie
 
 t.test('abiFor(): a verification elsewhere (no forget) shows once ABI_SOURCE_TTL_MS has passed', async (t) => {
   let now = 1_000_000
-  const source = createVerifiedAbiSource({ db, queries, nowMs: () => now })
+  const source = createVerifiedAbiSource({ db, nowMs: () => now })
   t.equal(await source.abiFor(address(12)), null)
   await storeVerifiedContract(db, row(12))
   now += ABI_SOURCE_TTL_MS - 1
@@ -87,7 +86,7 @@ t.test('abiFor(): a verification elsewhere (no forget) shows once ABI_SOURCE_TTL
 })
 
 t.test('abiFor(): a failed read of the set is not kept', async (t) => {
-  const source = createVerifiedAbiSource({ db, queries })
+  const source = createVerifiedAbiSource({ db })
   await db.raw('alter table verified_contracts rename to verified_contracts_away')
   try {
     await t.rejects(source.abiFor(address(11)))
@@ -97,8 +96,24 @@ t.test('abiFor(): a failed read of the set is not kept', async (t) => {
   t.match(await source.abiFor(address(11)), { name: 'Contract11' })
 })
 
+t.test('abiFor(): a contract whose code, metadata aside, is a verified contract\'s decodes by that ABI, unnamed; the full match is preferred', async (t) => {
+  const TWIN_ABI = [{ type: 'function', name: 'twin', inputs: [], outputs: [], stateMutability: 'nonpayable' }]
+  // Contracts 20 to 22 share one program, each with its own metadata tail (a CBOR map and its length): two verified (a partial first), 22 not.
+  const program = '6001600155'
+  const withMetadata = (i: number) => program + 'a1' + i.toString(16).padStart(2, '0') + '00' + '0003'
+  await db.raw('insert into addresses (hash, contract_code) values (?, ?), (?, ?), (?, ?)',
+    [20, 21, 22].flatMap((i) => [Buffer.from(address(i).slice(2), 'hex'), Buffer.from(withMetadata(i), 'hex')]))
+  t.same(runtimeCodeHash(withMetadata(22)), runtimeCodeHash(program), 'the tail is not hashed')
+  await storeVerifiedContract(db, verifiedRow(20, { abi: [], matchType: 'partial', runtimeCodeHash: runtimeCodeHash(program) }))
+  await storeVerifiedContract(db, verifiedRow(21, { abi: TWIN_ABI, runtimeCodeHash: runtimeCodeHash(program) }))
+  const source = createVerifiedAbiSource({ db })
+  t.same(await source.abiFor(address(22)), { name: null, abi: TWIN_ABI, implementation: null }, 'the full match\'s ABI, without its name')
+  t.same(await source.abiFor(address(20)), { name: 'Contract20', abi: [], implementation: null }, 'a verified contract decodes by its own ABI')
+  t.equal(await source.abiFor(address(10)), null, 'other code has no twin')
+})
+
 t.test('verifiedTable(): every verified ABI\'s fragments, read once, then only the rows verified since', async (t) => {
-  const source = createVerifiedAbiSource({ db, queries })
+  const source = createVerifiedAbiSource({ db })
   const selector = (signature: string) => id(signature).slice(0, 10)
   const table = await source.verifiedTable()
   t.same(table.functions(selector('poke()')).map((f) => f.format('sighash')), ['poke()'], 'poke(), which several verified ABIs hold, once')

@@ -5,8 +5,8 @@
 // ERC-1155, an EIP-1967 proxy (itself too) and EIP-1167 clone, a beacon proxy
 // and an EIP-1822 proxy, a factory's children (bytecode twins), and every way
 // a verification can fail, storing nothing. Calls and logs decode by what was
-// verified: a contract's own ABI, its proxy implementation's, or any verified
-// ABI holding the selector.
+// verified: a contract's own ABI, its proxy implementation's, its bytecode
+// twin's, or any verified ABI holding the selector.
 import t from 'tap'
 import WebSocket from 'ws'
 import { Socket } from 'phoenix'
@@ -66,14 +66,17 @@ const uupsProxy = await sender.deploy(uupsProxyCode!.bytecode + addressArg(tally
 const tallyUp = new Interface(tallyCode!.abi as never).encodeFunctionData('tallyUp')
 const tallyViaBeacon = await sender.send(beaconProxy.address, tallyUp)
 const tallyViaUups = await sender.send(uupsProxy.address, tallyUp)
+const madeOnChild2 = await sender.send(child2, new Interface(['function made() view returns (uint256)']).encodeFunctionData('made'))
 
-// Showcase: its Noted event (an indexed string, an indexed address, a tuple) is in no bundled table.
+// Showcase twice (twins): its Noted event (an indexed string, an indexed address, a tuple) is in no bundled table,
+// and its transfer(dest, wad) collides with VerifiedToken's transfer(to, value).
 const showcaseSource = await readFixture('Showcase.sol')
 const showcaseInput = standardInput({ 'Showcase.sol': showcaseSource })
 const showcaseCode = compileStandard(showcaseInput, 'Showcase.sol', 'Showcase')
-const showcase1 = await sender.deploy(showcaseCode.bytecode)
+const [showcase1, showcase2] = [await sender.deploy(showcaseCode.bytecode), await sender.deploy(showcaseCode.bytecode)]
 const note = (topic: string) => showcaseCode.abi.encodeFunctionData('note', [topic, [wallets[0]!.address, [1n, 2n], '0xbeef'], [`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`], true, -7])
-const noteOn1 = await sender.send(showcase1.address, note('first'))
+const [noteOn1, noteOn2] = [await sender.send(showcase1.address, note('first')), await sender.send(showcase2.address, note('second'))]
+const transferOn2 = await sender.send(showcase2.address, showcaseCode.abi.encodeFunctionData('transfer', [tokenA.address, 5n]))
 await waitForIndexed(app)
 
 /** A multipart form as Blockscout's front end sends it (fetch over the real socket). */
@@ -405,18 +408,29 @@ t.test('a factory\'s child with a verified twin shows as verified by similarity,
   })
   t.equal(await findVerifiedContract(db, child2), null, 'the twin is not stored as verified')
   t.equal((await get(`/api/v2/smart-contracts/${factory.address}`)).json().is_verified, undefined, 'other code has no twin')
+  t.same(await decodedInputOf(madeOnChild2), { method_id: new Interface(['function made()']).getFunction('made')!.selector.slice(2), method_call: 'made()', parameters: [] },
+    'a call to the twin decodes by the verified one\'s ABI')
 })
 
-t.test('a verified contract\'s logs decode by its ABI as ethers parses them: null before, Blockscout\'s shape with indexed flags after', async (t) => {
+t.test('a verified contract\'s logs decode by its ABI as ethers parses them: null before, Blockscout\'s shape with indexed flags after; its twin\'s calls and logs by the same ABI, before any other verified fragment', async (t) => {
   const [before] = await logsOf(noteOn1)
   t.equal(before!.decoded, null, 'Noted is in no table before')
+  t.match(await decodedInputOf(transferOn2), { method_call: 'transfer(address to, uint256 value)' }, 'before: VerifiedToken\'s verified transfer() decodes the selector')
   const answer = await postJson(via(showcase1.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Showcase', input: showcaseInput })
   t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  for (const hash of [noteOn1, noteOn2]) {
+    const [log] = await logsOf(hash)
+    t.same(log!.decoded, parsedByEthers(showcaseCode.abi, log!), hash === noteOn1 ? 'the verified contract\'s log' : 'its twin\'s log')
+  }
   const [noted] = await logsOf(noteOn1)
-  t.same(noted!.decoded, parsedByEthers(showcaseCode.abi, noted!))
   t.match(noted!.decoded, { method_call: 'Noted(string indexed topic, address indexed who, int256 delta, (address,uint256[],bytes) order)' })
   t.same((noted!.decoded as { parameters: Array<{ indexed: boolean }> }).parameters.map((p) => p.indexed), [true, true, false, false])
   t.match(await decodedInputOf(noteOn1), { method_call: 'note(string topic, (address,uint256[],bytes) order, bytes32[2] keys, bool flag, int8 delta)' })
+  t.same(await decodedInputOf(transferOn2), {
+    method_id: 'a9059cbb',
+    method_call: 'transfer(address dest, uint256 wad)',
+    parameters: [{ name: 'dest', type: 'address', value: getAddress(tokenA.address) }, { name: 'wad', type: 'uint256', value: '5' }]
+  }, 'the twin\'s own ABI first')
 })
 
 t.test('the address\'s socket topic hears verification_result, as Blockscout\'s verification form waits for', async (t) => {
