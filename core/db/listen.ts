@@ -50,3 +50,48 @@ export async function listenOnChannel (o: ListenOptions): Promise<ChannelListene
     }
   }
 }
+
+/** After a failed or lost LISTEN, the next attempt waits this long. */
+export const RELISTEN_MS = 1_000
+
+export type ChannelHearingOptions = Omit<ListenOptions, 'onEnd'> & {
+  /** Listening again after the connection was lost or could not be opened: notices sent meanwhile were missed. */
+  onMissed: () => void
+}
+
+/**
+ * listenOnChannel() kept up: a connection that fails or cannot be opened is
+ * opened again RELISTEN_MS later, until closed. Resolves after the first
+ * attempt, listening or not (the failure is logged and retried).
+ */
+export async function hearChannel (o: ChannelHearingOptions): Promise<ChannelListener> {
+  let listener: ChannelListener | undefined
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
+  let missed = false
+  const again = (): void => {
+    missed = true
+    retry = setTimeout(() => { listen().catch(() => {}) }, RELISTEN_MS)
+  }
+  async function listen (): Promise<void> {
+    retry = undefined
+    if (closed) return
+    try {
+      listener = await listenOnChannel({ ...o, onEnd: () => { listener = undefined; again() } })
+    } catch (err) {
+      o.log.warn({ err: (err as Error).message }, `cannot listen for ${o.what}; trying again`)
+      again()
+      return
+    }
+    if (closed) { await listener.close(); return }
+    if (missed) { missed = false; o.onMissed() }
+  }
+  await listen()
+  return {
+    async close () {
+      closed = true
+      clearTimeout(retry)
+      await listener?.close()
+    }
+  }
+}

@@ -22,11 +22,13 @@ export type VerifiedAbi = { name: string | null, abi: Abi | null, implementation
  * answers null when nothing verified decodes it. With `blockNumber` a proxy's
  * implementation is the one it had at that block (a transaction's
  * interpretation); without it, the current one. `verifiedTable` holds the
- * fragments of every verified ABI (none when absent).
+ * fragments of every verified ABI (none when absent); `forget` drops what the
+ * source keeps, after a verification.
  */
 export type AbiSource = {
   abiFor (address: string, blockNumber?: number): Promise<VerifiedAbi | null>
   verifiedTable? (): Promise<SelectorTable>
+  forget? (): void
 }
 
 /** An instance with no verified contract: every decoding falls back to the selector table. */
@@ -48,7 +50,7 @@ export type Decoder = {
   decodeLog (address: string, topics: ReadonlyArray<string | null>, data: string, blockNumber?: number): Promise<DecodedLog | null>
   /** The name the contract at `address` was verified under, or null: also for a proxy or bytecode twin that decodes by another's ABI. */
   contractName (address: string, blockNumber?: number): Promise<string | null>
-  /** Forget cached decodings: after verification stored a contract. */
+  /** Forget cached decodings and what the ABI source keeps: after verification stored a contract. */
   clear (): void
 }
 
@@ -66,19 +68,21 @@ function combinedAbi (verified: VerifiedAbi | null): Abi | null {
 export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODINGS }: DecoderOptions): Decoder {
   const inputs = createLru<DecodedInput | null>(maxCachedEntries)
   const logs = createLru<DecodedLog | null>(maxCachedEntries)
+  // Bumped by clear(): a decoding that read the source before is not kept after it.
+  let clears = 0
   const abiOf = async (address: string, blockNumber: number | undefined) => combinedAbi(await abiSource.abiFor(address.toLowerCase(), blockNumber))
   const tableNow = async (): Promise<SelectorTable> => await (abiSource.verifiedTable?.() ?? EMPTY_TABLE)
   // A decoding at a block is kept apart from the current one: a proxy may have been upgraded since.
   const at = (blockNumber: number | undefined) => blockNumber === undefined ? '' : `${blockNumber}:`
   const decodable = (to: string | null, input: string): to is string => to !== null && input.length >= 10
-  /** The decoding of a call whose target's ABI is `abi`, cached. */
-  function decodeWith (to: string, input: string, abi: Abi | null, table: SelectorTable, blockNumber: number | undefined): DecodedInput | null {
+  /** The decoding of a call whose target's ABI is `abi`, cached unless the ABIs were read before a clear() (`seen`). */
+  function decodeWith (to: string, input: string, abi: Abi | null, table: SelectorTable, blockNumber: number | undefined, seen: number): DecodedInput | null {
     // The key holds the selector: it is the input's head.
     const key = at(blockNumber) + to.toLowerCase() + input
     const cached = inputs.get(key)
     if (cached !== undefined) return cached
     const decoded = decodeInput(input, abi, table)
-    inputs.set(key, decoded)
+    if (seen === clears) inputs.set(key, decoded)
     return decoded
   }
   return {
@@ -86,32 +90,37 @@ export function createDecoder ({ abiSource, maxCachedEntries = MAX_CACHED_DECODI
       if (!decodable(to, input)) return null
       const cached = inputs.get(at(blockNumber) + to.toLowerCase() + input)
       if (cached !== undefined) return cached
+      const seen = clears
       const [abi, table] = await Promise.all([abiOf(to, blockNumber), tableNow()])
-      return decodeWith(to, input, abi, table, blockNumber)
+      return decodeWith(to, input, abi, table, blockNumber, seen)
     },
     async decodeInputs (calls) {
       const targets = new Set(calls.flatMap(({ to, input }) => decodable(to, input) ? [to.toLowerCase()] : []))
+      const seen = clears
       const [abis, table] = await Promise.all([
         Promise.all([...targets].map(async (to) => [to, await abiOf(to, undefined)] as const)).then((entries) => new Map(entries)),
         tableNow()
       ])
-      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null, table, undefined) : null)
+      return calls.map(({ to, input }) => decodable(to, input) ? decodeWith(to, input, abis.get(to.toLowerCase()) ?? null, table, undefined, seen) : null)
     },
     async decodeLog (address, topics, data, blockNumber) {
       const key = at(blockNumber) + address.toLowerCase() + topics.join('') + data
       const cached = logs.get(key)
       if (cached !== undefined) return cached
+      const seen = clears
       const [abi, table] = await Promise.all([abiOf(address, blockNumber), tableNow()])
       const decoded = decodeLog(topics, data, abi, table)
-      logs.set(key, decoded)
+      if (seen === clears) logs.set(key, decoded)
       return decoded
     },
     async contractName (address, blockNumber) {
       return (await abiSource.abiFor(address.toLowerCase(), blockNumber))?.name ?? null
     },
     clear () {
+      clears++
       inputs.clear()
       logs.clear()
+      abiSource.forget?.()
     }
   }
 }

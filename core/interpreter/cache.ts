@@ -10,19 +10,28 @@ import type { Summary } from './types.ts'
 export const TEMPLATES_VERSION = 1
 
 const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex')
-const CURRENT_VERSION = `(select '${TEMPLATES_VERSION}.' || generation from interpretation_generation)`
+const VERSION_PREFIX = `${TEMPLATES_VERSION}.`
 
-export async function readCachedSummaries (db: Knex, hash: string): Promise<Summary[] | undefined> {
-  const { rows } = await db.raw(`select summaries from transaction_interpretations where transaction_hash = ? and version = ${CURRENT_VERSION}`, [bytes(hash)])
-  return rows[0]?.summaries
+/** A transaction's cached summaries while current (else undefined), and the generation current when read. */
+export type CachedSummaries = { summaries: Summary[] | undefined, generation: string }
+
+export async function readCachedSummaries (db: Knex, hash: string): Promise<CachedSummaries> {
+  const { rows } = await db.raw(`select g.generation::text as generation, i.summaries from interpretation_generation g
+    left join transaction_interpretations i on i.transaction_hash = ? and i.version = ? || g.generation`, [bytes(hash), VERSION_PREFIX])
+  return { summaries: rows[0].summaries ?? undefined, generation: rows[0].generation }
 }
 
-/** Keeps a transaction's summaries and the addresses they name. A transaction a reorg took meanwhile is skipped. */
-export async function writeCachedSummaries (db: Knex, hash: string, summaries: Summary[], addresses: readonly string[]): Promise<void> {
+/**
+ * Keeps a transaction's summaries and the addresses they name, as of
+ * `generation` (read before the facts they were made from): nothing is
+ * written once the generation moved on, since those facts may predate a
+ * verification. A transaction a reorg took meanwhile is skipped.
+ */
+export async function writeCachedSummaries (db: Knex, hash: string, summaries: Summary[], addresses: readonly string[], generation: string): Promise<void> {
   await db.raw(`insert into transaction_interpretations (transaction_hash, version, summaries, addresses)
-    select t.hash, ${CURRENT_VERSION}, ?::jsonb, ?::bytea[] from transactions t where t.hash = ?
+    select t.hash, ?, ?::jsonb, ?::bytea[] from transactions t, interpretation_generation g where t.hash = ? and g.generation = ?::bigint
     on conflict (transaction_hash) do update set version = excluded.version, summaries = excluded.summaries, addresses = excluded.addresses, created_at = now()`,
-  [JSON.stringify(summaries), addresses.map(bytes), bytes(hash)])
+  [VERSION_PREFIX + generation, JSON.stringify(summaries), addresses.map(bytes), bytes(hash), generation])
 }
 
 /**

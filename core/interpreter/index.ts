@@ -9,7 +9,7 @@ import { type AddressTransactionKey } from '../queries/interpretation.ts'
 import { loadFacts, loadFactsOf, type LoadedFacts } from './facts.ts'
 import { summarize } from './summarize.ts'
 import { renderSummary } from './render.ts'
-import { bumpInterpretationGeneration, invalidateInterpretations, readCachedSummaries, writeCachedSummaries } from './cache.ts'
+import { bumpInterpretationGeneration, invalidateInterpretations, readCachedSummaries, writeCachedSummaries, type CachedSummaries } from './cache.ts'
 import type { AddressParam, InterpretationFacts, Summary, TokenFacts } from './types.ts'
 import { tokenVariable } from './variables.ts'
 import type { Queries } from '../queries/index.ts'
@@ -79,32 +79,48 @@ function presentInterpretation ({ row, facts }: LoadedFacts, summaries: Summary[
 }
 
 export function createInterpreter ({ db, queries, decoder, coinSymbol, rpc }: InterpreterOptions): Interpreter {
-  /** Summaries of loaded facts: the cached ones when current, else written now and kept. */
-  async function summariesOf (loaded: LoadedFacts): Promise<Summary[] | null> {
+  // The generation this instance's decodings and names are as fresh as. Another instance bumps it after
+  // storing a verification, perhaps before its notice arrives here: whoever first reads the new one forgets them.
+  let decodedAt: string | undefined
+  function catchUp (generation: string): void {
+    if (generation === decodedAt) return
+    decoder.clear()
+    decodedAt = generation
+  }
+
+  /** The cached summaries when current, and the current generation, caught up with before any facts are loaded. */
+  async function cachedSummaries (hash: string): Promise<CachedSummaries> {
+    const cached = await readCachedSummaries(db, hash)
+    catchUp(cached.generation)
+    return cached
+  }
+
+  /** Summaries of facts loaded after `cached` was read: the cached ones when current, else written now and kept. */
+  async function summariesOf (loaded: LoadedFacts, cached: CachedSummaries): Promise<Summary[] | null> {
     if (loaded.facts.transaction.status !== 'ok') return null
-    const cached = await readCachedSummaries(db, loaded.row.hash)
-    if (cached !== undefined) return cached
+    if (cached.summaries !== undefined) return cached.summaries
     const summaries = summarize(loaded.facts)
-    await writeCachedSummaries(db, loaded.row.hash, summaries, [...loaded.facts.addresses.keys()])
+    await writeCachedSummaries(db, loaded.row.hash, summaries, [...loaded.facts.addresses.keys()], cached.generation)
     return summaries
   }
 
   async function interpretation (hash: string): Promise<Interpretation | undefined> {
+    const cached = await cachedSummaries(hash)
     const loaded = await loadFacts(queries, decoder, Buffer.from(hash.slice(2), 'hex'), coinSymbol)
-    return loaded === undefined ? undefined : presentInterpretation(loaded, await summariesOf(loaded), coinSymbol)
+    return loaded === undefined ? undefined : presentInterpretation(loaded, await summariesOf(loaded, cached), coinSymbol)
   }
 
   return {
     async summaries (hash) {
       // A cached row exists only for a transaction that succeeded: one read answers.
-      const cached = await readCachedSummaries(db, hash.toLowerCase())
-      if (cached !== undefined) return cached
+      const cached = await cachedSummaries(hash.toLowerCase())
+      if (cached.summaries !== undefined) return cached.summaries
       // A failed transaction has no summary and none is cached: its row alone answers.
       const row = await queries.findInterpretedTransaction(Buffer.from(hash.slice(2), 'hex'))
       // Not indexed: pending in the node's pool (no summary yet, as Blockscout), else unknown.
       if (row === undefined) return rpc !== undefined && await isPendingTransaction(rpc, hash) ? null : undefined
       if (row.status !== 1) return null
-      return await summariesOf(await loadFactsOf(queries, decoder, row, coinSymbol))
+      return await summariesOf(await loadFactsOf(queries, decoder, row, coinSymbol), cached)
     },
     interpretation,
     async addressInterpretations (address, cursor) {

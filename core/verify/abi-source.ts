@@ -7,8 +7,8 @@
 //
 // Most addresses a page decodes are not verified. The verified addresses and
 // code hashes are kept in memory (one query, read again at most every
-// ABI_SOURCE_TTL_MS and at once after a verification here), so that such an
-// address costs its code
+// ABI_SOURCE_TTL_MS and at once after `forget`: a verification on any
+// instance, heard through PostgreSQL), so that such an address costs its code
 // (for its hash and proxy slots) and no verified row, and, while nothing at
 // all is verified, nothing. The table is read once and then extended by the
 // rows verified since (their ids are increasing).
@@ -20,17 +20,14 @@ import { runtimeCodeHash } from './verify.ts'
 import type { ProxyDetector } from './proxy.ts'
 
 /**
- * How long an answer is kept. Verification on this instance clears the cache
- * at once (`forget`); one on another instance, or an upgraded proxy, shows
- * here after at most this long.
+ * How long an answer is kept. A verification anywhere clears the cache at
+ * once (`forget`); an upgraded proxy, or a verification whose notice was
+ * missed, shows after at most this long.
  */
 export const ABI_SOURCE_TTL_MS = 10_000
 const MAX_CACHED_ADDRESSES = 5_000
 
-export type VerifiedAbiSource = AbiSource & Required<Pick<AbiSource, 'verifiedTable'>> & {
-  /** Drops every cached answer: a new verification may name an address, a proxy's implementation or a twin. */
-  forget (): void
-}
+export type VerifiedAbiSource = AbiSource & Required<Pick<AbiSource, 'verifiedTable' | 'forget'>>
 
 export type VerifiedAbiSourceOptions = { db: Knex, proxies?: ProxyDetector, nowMs?: () => number }
 
@@ -63,6 +60,8 @@ async function readCode (db: Knex, address: string): Promise<string | undefined>
 export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
   const cache = createLru<{ value: VerifiedAbi | null, atMs: number }>(MAX_CACHED_ADDRESSES)
   let verifiedSet: { verified: Promise<Verified>, atMs: number } | undefined
+  // Bumped by forget(): an answer read before is not kept after it.
+  let forgets = 0
   const table = createAbiTable()
   let tableThrough = 0
   let extending: Promise<void> | undefined
@@ -133,10 +132,11 @@ export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: Veri
       const key = blockNumber === undefined ? address : `${address}@${blockNumber}`
       const cached = cache.get(key)
       if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return cached.value
+      const seen = forgets
       const { verified, atMs } = await verifiedNow()
       const value = await read(address, verified, blockNumber)
-      // As old as the set it was read by: a verification elsewhere shows within ABI_SOURCE_TTL_MS still.
-      cache.set(key, { value, atMs })
+      // As old as the set it was read by: a verification whose notice is lost shows within ABI_SOURCE_TTL_MS still.
+      if (seen === forgets) cache.set(key, { value, atMs })
       return value
     },
     async verifiedTable (): Promise<SelectorTable> {
@@ -145,6 +145,7 @@ export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: Veri
       return table
     },
     forget () {
+      forgets++
       cache.clear()
       verifiedSet = undefined
     }

@@ -10,6 +10,8 @@ import { createCompiler, type Compiler, type CompilerOptions } from './compiler.
 import { createProxyDetector, type ProxyDetector } from './proxy.ts'
 import { verifyContract, type VerificationRequest, type VerificationResult } from './verify.ts'
 import type { Queries } from '../queries/index.ts'
+import { hearVerifications } from './notify.ts'
+import type { ChannelListener } from '../db/listen.ts'
 
 export { findVerifiedContract, findVerifiedContracts, findVerifiedTwin, listVerifiedContracts, countVerifiedContracts, type VerifiedContract, type AbiItem, type AbiParameter } from './store.ts'
 export { readDeployedCode, runtimeCodeHash, type VerificationRequest, type VerificationResult, type VerificationMethod } from './verify.ts'
@@ -28,11 +30,22 @@ export type VerificationEvent = { address: string, status: 'success' } | { addre
 export type Verifier = {
   compiler: Compiler
   /**
-   * Calls `listener` after every verification; returns the unsubscribe. A
-   * listener's promise (a cache it drops) is awaited before the verification
-   * answers, so that a read made after the answer sees the verified contract.
+   * Calls `listener` after every verification this instance ran; returns the
+   * unsubscribe. A listener's promise (a cache it drops) is awaited before the
+   * verification answers, so that a read made after the answer sees the
+   * verified contract.
    */
   subscribe (listener: (event: VerificationEvent) => void | Promise<void>): () => void
+  /**
+   * Calls `listener` with the address of every contract stored as verified by
+   * any instance on the database (this one's too, a moment after its
+   * `subscribe` listeners), or with undefined when such notices may have been
+   * missed (the listening connection was lost); returns the unsubscribe.
+   * Heard only once `listen()` was called.
+   */
+  subscribeStored (listener: (address: string | undefined) => void): () => void
+  /** Starts hearing verifications (subscribeStored); resolves after the first attempt, which is retried when it fails. */
+  listen (): Promise<void>
   /** Verifies now; throws a coded GW_ERR_VERIFY_* error. */
   verify (request: VerificationRequest): Promise<VerificationResult>
   /** Queues a verification and returns its guid at once. */
@@ -41,11 +54,19 @@ export type Verifier = {
   job (guid: string): VerificationJob | undefined
   /** Undefined without a node (proxies are read from it). */
   proxies: ProxyDetector | undefined
-  /** Stops compilations under way and waits for queued verifications to end. */
+  /** Stops hearing verifications and compilations under way, and waits for queued verifications to end. */
   close (): Promise<void>
 }
 
-export type VerifierOptions = { db: Knex, queries: Queries, rpc: RpcClient | undefined, log: Logger, compiler: CompilerOptions }
+export type VerifierOptions = {
+  db: Knex
+  queries: Queries
+  rpc: RpcClient | undefined
+  log: Logger
+  compiler: CompilerOptions
+  /** For the connection that hears verifications (listen()). */
+  databaseUrl: string
+}
 
 /** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
 const ERROR_FIELDS: Record<string, string> = {
@@ -59,7 +80,7 @@ const ERROR_FIELDS: Record<string, string> = {
 const JOB_TTL_MS = 60 * 60 * 1000
 const MAX_JOBS = 10_000
 
-export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions }: VerifierOptions): Verifier {
+export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions, databaseUrl }: VerifierOptions): Verifier {
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
@@ -73,6 +94,9 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
       }
     }))
   }
+  const storedListeners = new Set<(address: string | undefined) => void>()
+  let hearing: ChannelListener | undefined
+  let closed = false
 
   function forgetOld (): void {
     const now = Date.now()
@@ -88,6 +112,19 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
     subscribe (listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    subscribeStored (listener) {
+      storedListeners.add(listener)
+      return () => storedListeners.delete(listener)
+    },
+    async listen () {
+      if (hearing !== undefined || closed) return
+      hearing = await hearVerifications({
+        databaseUrl,
+        log,
+        onVerified: (address) => { for (const listener of storedListeners) listener(address) }
+      })
+      if (closed) await hearing.close()
     },
     async verify (request) {
       let result: VerificationResult
@@ -118,6 +155,8 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
     },
     job: (guid) => jobs.get(guid)?.job,
     async close () {
+      closed = true
+      await hearing?.close()
       await compiler.close()
       await Promise.allSettled([...running])
     }

@@ -15,6 +15,7 @@ import type { CompiledContractOutput, Compiler } from './compiler.ts'
 import { OUTPUT_SELECTION, type StandardJsonInput } from './input.ts'
 import { findVerifiedContract, storeVerifiedContract, type AbiItem, type VerifiedContract } from './store.ts'
 import type { Queries } from '../queries/index.ts'
+import { announceVerification } from './notify.ts'
 
 export type VerificationMethod = 'standard-input' | 'flattened-code' | 'multi-part' | 'etherscan'
 
@@ -148,7 +149,12 @@ export async function verifyContract (deps: VerifierDeps, request: VerificationR
     verificationMethod: request.method,
     verifiedAt: new Date()
   }
-  const stored = await storeVerifiedContract(deps.db, { ...contract, runtimeCodeHash: runtimeCodeHash(code) })
+  // Every instance hears of it at the commit (notify.ts): their decodings and names change.
+  const stored = await deps.db.transaction(async (trx) => {
+    const written = await storeVerifiedContract(trx, { ...contract, runtimeCodeHash: runtimeCodeHash(code) })
+    if (written) await announceVerification(trx, address)
+    return written
+  })
   // A full match stored meanwhile by another request wins.
   if (!stored) return { status: 'already-verified', contract: (await findVerifiedContract(deps.db, address))! }
   return { status: 'verified', contract: (await findVerifiedContract(deps.db, address))! }

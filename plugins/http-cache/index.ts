@@ -52,10 +52,11 @@ async function httpCache (app: FastifyInstance, options: HttpCachePluginOptions)
   const cache = createHttpCache({ events: app.indexer.events, readHead: async () => await readIndexedHead(app.db.knex), maxBytes: options.maxBytes })
   app.decorate('httpCache', cache)
   app.addHook('onClose', async () => cache.close())
-  // A verification changes what details and lists show (names, is_verified, decoded input) at the same head.
+  // A verification, here or on another instance, changes what details and lists show (names, is_verified, decoded input) at the same head.
   if (app.hasDecorator('verifier')) {
     const stop = app.verifier.subscribe((event) => { if (event.status === 'success') cache.clear() })
-    app.addHook('onClose', async () => { stop() })
+    const stopHearing = app.verifier.subscribeStored(() => { cache.clear() })
+    app.addHook('onClose', async () => { stop(); stopHearing() })
   }
   // So does a name or tag changed anywhere (a tag is set by another process): plugins/address-names hears it.
   if (app.hasDecorator('addressNames')) {

@@ -39,14 +39,17 @@ async function interpreter (app: FastifyInstance, options: InterpreterPluginOpti
   app.decorate('decoder', decoder)
   app.decorate('interpreter', interpreter)
   if (verified === undefined) return
-  // A verified contract may be named in any cached summary, also as a proxy's implementation: all of them are read again.
+  // A verified contract may be named in any cached summary, also as a proxy's implementation or a twin: all of them are
+  // read again (the cache is shared: the instance that verified makes them stale for all).
   // Awaited by the verification (core/verify): a summary asked after its answer is written anew.
   const stop = app.verifier.subscribe(async (event) => {
     if (event.status !== 'success') return
-    verified.forget()
+    // Empties the decoder and the ABI source at once, then bumps the generation.
     await interpreter.invalidateAll().catch((err: unknown) => app.log.warn({ err, address: event.address }, 'dropping cached interpretations after a verification failed'))
   })
-  app.addHook('onClose', async () => { stop() })
+  // A verification on any instance: what this one decoded and named may have changed.
+  const stopHearing = app.verifier.subscribeStored(() => { decoder.clear() })
+  app.addHook('onClose', async () => { stop(); stopHearing() })
 }
 
 export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db', 'geth'] })

@@ -1,5 +1,6 @@
 // Contract verification (core/verify/): the verifier the REST and
-// Etherscan-style routes share, with its compiler pool and queued jobs.
+// Etherscan-style routes share, with its compiler pool and queued jobs, and
+// hearing the verifications every instance on the database stores.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../core/config.ts'
@@ -17,6 +18,7 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
     queries: app.queries,
     rpc: app.geth.rpc,
     log: app.log.child({ name: 'verify' }),
+    databaseUrl: app.db.url,
     compiler: {
       cacheDir: options.solcCacheDir,
       timeoutMs: options.compileTimeoutMs,
@@ -26,6 +28,7 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
   })
   app.decorate('verifier', verifier)
   app.addHook('onClose', async () => await verifier.close())
+  await verifier.listen()
 }
 
 export default fp(verify, { name: 'verify', fastify: '5.x', dependencies: ['db', 'geth'] })

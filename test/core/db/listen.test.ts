@@ -4,10 +4,18 @@ import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import pino from 'pino'
-import { listenOnChannel } from '../../../core/db/listen.ts'
+import { hearChannel, listenOnChannel, RELISTEN_MS } from '../../../core/db/listen.ts'
 import { createTestDatabase } from '../../support/database.ts'
 
 const log = pino({ level: 'silent' })
+
+/** A connection of the test's own, to notify and to watch the listeners from. */
+async function openClient (t: { teardown (fn: () => unknown): void }, databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  t.teardown(async () => await client.end())
+  return client
+}
 
 t.test('listenOnChannel() that cannot connect rejects and never calls onEnd (the caller retries once, not twice)', async (t) => {
   // As PostgreSQL does while it starts again after a crash: it accepts, then closes at once.
@@ -33,9 +41,7 @@ t.test('listenOnChannel() hears notices and calls onEnd once when its connection
   const ended = { count: 0 }
   const listener = await listenOnChannel({ databaseUrl, channel: 'tg_test', log, what: 'a test channel', onPayload: (p) => payloads.push(p), onEnd: () => { ended.count++ } })
   t.teardown(async () => await listener.close())
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  t.teardown(async () => await client.end())
+  const client = await openClient(t, databaseUrl)
   await client.query("select pg_notify('tg_test', 'one')")
   for (let i = 0; i < 100 && payloads.length === 0; i++) await sleep(20)
   t.same(payloads, ['one'])
@@ -43,4 +49,34 @@ t.test('listenOnChannel() hears notices and calls onEnd once when its connection
   for (let i = 0; i < 100 && ended.count === 0; i++) await sleep(20)
   await sleep(100)
   t.equal(ended.count, 1, 'once')
+})
+
+t.test('hearChannel() listens again after its connection is lost, and says notices may have been missed', async (t) => {
+  const databaseUrl = await createTestDatabase(t)
+  const payloads: string[] = []
+  const missed = { count: 0 }
+  const hearing = await hearChannel({ databaseUrl, channel: 'tg_test', log, what: 'a test channel', onPayload: (p) => payloads.push(p), onMissed: () => { missed.count++ } })
+  t.teardown(async () => await hearing.close())
+  const client = await openClient(t, databaseUrl)
+  const listening = async () => (await client.query("select pid from pg_stat_activity where query = 'listen tg_test' and datname = current_database()")).rows.map((r) => r.pid as number)
+  const [first] = await listening()
+  t.equal(missed.count, 0, 'nothing missed on the first connection')
+  await client.query('select pg_terminate_backend($1)', [first])
+  for (let i = 0; i < 150 && missed.count === 0; i++) await sleep(20)
+  t.equal(missed.count, 1, 'told once it listens again')
+  t.not((await listening())[0], first)
+  await client.query("select pg_notify('tg_test', 'after')")
+  for (let i = 0; i < 100 && payloads.length === 0; i++) await sleep(20)
+  t.same(payloads, ['after'])
+  await hearing.close()
+  for (let i = 0; i < 100 && (await listening()).length > 0; i++) await sleep(20)
+  t.same(await listening(), [], 'closed for good')
+})
+
+t.test('hearChannel() that cannot connect resolves and keeps trying until closed', async (t) => {
+  const missed = { count: 0 }
+  const hearing = await hearChannel({ databaseUrl: 'postgres://u:p@127.0.0.1:1/x', channel: 'tg_test', log, what: 'a test channel', onPayload: () => {}, onMissed: () => { missed.count++ } })
+  await sleep(RELISTEN_MS + 200)
+  await hearing.close()
+  t.equal(missed.count, 0, 'never listened: nothing to have missed from')
 })

@@ -210,3 +210,35 @@ t.test('decodeInput() and decodeLog() try the verified ABIs\' table after the ta
   const approval = new Interface(['function approve(address, uint256)']).encodeFunctionData('approve', [bob, 1n])
   t.equal(decodeInput(approval, null, table)?.method_call, 'approve(address spender, uint256 amount)', 'what the table lacks, the bundled one decodes')
 })
+
+t.test('createDecoder() decodes by the source\'s verified table; clear() forgets the source\'s answers too, and a decoding read across it is not kept', async (t) => {
+  const table = createAbiTable()
+  table.add(showcase.abi)
+  let release: (() => void) | undefined
+  const asked: string[] = []
+  let forgotten = 0
+  const abiSource: AbiSource = {
+    abiFor: async (address) => {
+      asked.push(address)
+      if (release === undefined) await new Promise<void>((resolve) => { release = resolve })
+      return null
+    },
+    verifiedTable: async () => table,
+    forget: () => { forgotten++ }
+  }
+  const decoder = createDecoder({ abiSource })
+  const unverified = '0x' + '33'.repeat(20)
+  const note = verified.encodeFunctionData('note', ['x', [alice, [], '0x'], [id('a'), id('b')], true, 1])
+  const decoding = decoder.decodeInput(unverified, note)
+  while (asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+  decoder.clear()
+  t.equal(forgotten, 1)
+  release!()
+  t.match(await decoding, { method_call: /^note\(/ })
+  await decoder.decodeInput(unverified, note)
+  t.equal(asked.length, 2, 'the decoding that began before clear() was not kept')
+  await decoder.decodeInput(unverified, note)
+  t.equal(asked.length, 2, 'the one after was')
+  const log = verified.encodeEventLog('Noted', ['topic', alice, -3n, [bob, [4n], '0x01']])
+  t.match(await decoder.decodeLog(unverified, log.topics, log.data), { method_call: /^Noted\(/ })
+})

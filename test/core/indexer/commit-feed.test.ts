@@ -61,7 +61,7 @@ t.test('a reader emits every block the writer commits, with the rows the writer 
 
 t.test('a reader whose listening connection drops reads the blocks it missed with the next commit it hears', async (t) => {
   const listenerPid = async (): Promise<number | undefined> => {
-    const { rows } = await app.db.knex.raw("select pid from pg_stat_activity where query like 'listen %'")
+    const { rows } = await app.db.knex.raw("select pid from pg_stat_activity where query = 'listen tg_indexer_committed'")
     return rows[0]?.pid as number | undefined
   }
   const dropped = await waitFor('the reader\'s listening connection', listenerPid)

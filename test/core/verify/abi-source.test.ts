@@ -1,7 +1,8 @@
 // The decoder's ABI source over verified contracts: an address nobody
 // verified costs no query for its row (the verified addresses are kept as a
-// set), nothing verified means no proxy detection at all, a verification here
-// shows at once (forget) and one elsewhere within ABI_SOURCE_TTL_MS, an unverified proxy decodes by its verified
+// set), nothing verified means no proxy detection at all, a verification
+// shows at once after forget (every instance hears of one) and within
+// ABI_SOURCE_TTL_MS without it, an unverified proxy decodes by its verified
 // implementation without taking its name, a bytecode twin decodes by its
 // verified twin's ABI, and the table of every verified ABI grows by the rows
 // verified since it was read.
@@ -128,4 +129,21 @@ t.test('verifiedTable(): every verified ABI\'s fragments, read once, then only t
     t.same(extended.events(id('Moved(address,uint256)')).map((e) => e.format('full')), ['event Moved(address indexed who, uint256 by)'])
   })
   t.equal(sql.filter((q) => /abi from verified_contracts where id >/.test(q)).length, 1, 'the new row\'s ABI only')
+})
+
+t.test('abiFor(): an answer read across forget() is not kept', async (t) => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const asked: string[] = []
+  const proxies: ProxyDetector = { detect: async (a) => { asked.push(a); await gate; return undefined } }
+  const source = createVerifiedAbiSource({ db, proxies })
+  const reading = source.abiFor(address(12))
+  while (asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+  source.forget()
+  release()
+  t.match(await reading, { name: 'Contract12' })
+  t.match(await source.abiFor(address(12)), { name: 'Contract12' })
+  t.equal(asked.length, 2, 'read again')
+  t.match(await source.abiFor(address(12)), { name: 'Contract12' })
+  t.equal(asked.length, 2, 'and kept this time')
 })

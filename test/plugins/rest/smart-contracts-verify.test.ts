@@ -431,6 +431,7 @@ t.test('a verified contract\'s logs decode by its ABI as ethers parses them: nul
     method_call: 'transfer(address dest, uint256 wad)',
     parameters: [{ name: 'dest', type: 'address', value: getAddress(tokenA.address) }, { name: 'wad', type: 'uint256', value: '5' }]
   }, 'the twin\'s own ABI first')
+  t.match(await decodedInputOf(noteOn2), { method_call: /^note\(string topic/ }, 'and its note() too')
 })
 
 t.test('the address\'s socket topic hears verification_result, as Blockscout\'s verification form waits for', async (t) => {
