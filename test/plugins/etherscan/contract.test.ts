@@ -125,8 +125,9 @@ t.test('verifysourcecode (form, standard JSON input) then checkverifystatus: Pas
   t.same(again, { status: '0', message: 'NOTOK', result: 'Contract source code already verified' })
 })
 
-t.test('txlist functionName of calls to what nobody verified: the selector table\'s, or "" for an unknown selector and for no contract', async (t) => {
-  t.match(await listed(third.address, callThird), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 amount)' })
+t.test('txlist functionName of calls to a contract nobody verified: by its verified twin\'s ABI, or "" for an unknown selector and for no contract', async (t) => {
+  // The same code as the VerifiedToken verified above (a twin): its ABI names transfer()'s parameters (value, not the bundled table's amount).
+  t.match(await listed(third.address, callThird), { methodId: '0xa9059cbb', functionName: 'transfer(address to, uint256 value)' })
   t.match(await listed(third.address, unknownCall), { methodId: '0xdeadbeef', functionName: '' })
   t.match(await listed(stranger, toNoCode), { methodId: '0xa9059cbb', functionName: '' }, 'the same input to an address without code')
 })
