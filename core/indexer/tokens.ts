@@ -27,25 +27,28 @@ export async function fetchTokens (rpc: RpcClient, batch: BlockRows[], cache: To
     }
   }
   if (seen.size === 0) return
-  const entries = [...seen.entries()]
+  // Whether each token's metadata is asked for is decided once: another batch in flight may
+  // fill the cache while this one waits, and the answers are read by the calls that were sent.
+  const entries = [...seen.entries()].map(([address, seenAs]) => ({ address, ...seenAs, asked: !cache.has(address) }))
   const call = (to: Hex, fn: string, rows: BlockRows) => ({
     method: 'eth_call',
     params: [{ to, data: erc20.encodeFunctionData(fn) }, { blockHash: rows.block.hash, requireCanonical: false }]
   })
-  const calls = entries.flatMap(([address, { rows }]) => [
+  const calls = entries.flatMap(({ address, rows, asked }) => [
     call(address, 'totalSupply', rows),
-    ...(cache.has(address) ? [] : [call(address, 'name', rows), call(address, 'symbol', rows), call(address, 'decimals', rows)])
+    ...(asked ? [call(address, 'name', rows), call(address, 'symbol', rows), call(address, 'decimals', rows)] : [])
   ])
   const answers = await rpc.batchAnswers(calls, signal)
   let i = 0
-  for (const [address, { rows, type, firstBlock }] of entries) {
+  for (const { address, rows, type, firstBlock, asked } of entries) {
     const totalSupply = decodeUint(answers[i++]?.result)
-    if (!cache.has(address)) {
-      cache.set(address, {
+    if (asked) {
+      const metadata = {
         name: decodeText(answers[i++]?.result),
         symbol: decodeText(answers[i++]?.result),
         decimals: type === 'ERC-20' ? toSmallInt(decodeUint(answers[i++]?.result)) : (i++, null)
-      })
+      }
+      if (!cache.has(address)) cache.set(address, metadata)
     }
     const token: TokenRow = {
       address,

@@ -105,10 +105,26 @@ export function callSummary (facts: InterpretationFacts): Summary | null {
   return null
 }
 
-/** "Called {method} on {to_address}": by the decoded name, else the selector. */
+/** An argument's value in a summary is cut to this many characters: the whole is in decoded_input. */
+export const MAX_ARGUMENT_CHARS = 80
+
+/** `name: value, ...` of a decoded call's arguments, each value as decoded_input writes it (arrays and tuples as JSON). */
+export function argumentsText (parameters: readonly DecodedParameter[]): string {
+  return parameters.map((p) => {
+    const value = typeof p.value === 'string' ? p.value : JSON.stringify(p.value)
+    return `${p.name}: ${value.length > MAX_ARGUMENT_CHARS ? value.slice(0, MAX_ARGUMENT_CHARS - 1) + '…' : value}`
+  }).join(', ')
+}
+
+/**
+ * "Called {method} on {to_address}": by the decoded name, else the selector;
+ * a decoded call that takes arguments says them too ("... with {arguments}").
+ */
 export function methodCallSummary (facts: InterpretationFacts): Summary | null {
   const tx = facts.transaction
   if (tx.to === null || tx.input.length < 10) return null
-  const method = facts.decodedInput === null ? tx.input.slice(0, 10) : methodName(facts.decodedInput)
-  return summary('Called {method} on {to_address}', { method: methodVariable(method), to_address: addressVariable(facts, tx.to) })
+  const decoded = facts.decodedInput
+  const variables = { method: methodVariable(decoded === null ? tx.input.slice(0, 10) : methodName(decoded)), to_address: addressVariable(facts, tx.to) }
+  if (decoded === null || decoded.parameters.length === 0) return summary('Called {method} on {to_address}', variables)
+  return summary('Called {method} on {to_address} with {arguments}', { ...variables, arguments: stringVariable(argumentsText(decoded.parameters)) })
 }

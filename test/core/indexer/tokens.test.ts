@@ -5,6 +5,10 @@ import { build } from '../../helper.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { hex, waitForIndexed } from '../../support/indexer.ts'
 import { waitForReceipt } from '../../support/chain.ts'
+import { fetchBlockBundles } from '../../../core/indexer/fetch.ts'
+import { decodeBlockBundle } from '../../../core/indexer/decode.ts'
+import { fetchTokens, type TokenMetadataCache } from '../../../core/indexer/tokens.ts'
+import type { Hex } from '../../../core/indexer/types.ts'
 
 const { app, url, chain } = await build(t)
 const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
@@ -73,6 +77,30 @@ t.test('tokens carry what their contracts answer', async (t) => {
   t.match(await token(erc20), { type: 'ERC-20', name: 'Fungible', symbol: 'FUN', decimals: 18, total_supply: '1000', holder_count: 3 })
   t.match(await token(nft), { type: 'ERC-721', name: 'Test NFT', symbol: 'TNFT', decimals: null, holder_count: 2 })
   t.match(await token(multi), { type: 'ERC-1155', holder_count: 3 })
+})
+
+t.test('fetchTokens() in two batches at once, both asking a token\'s metadata: each reads its own answers, whichever fills the cache first', async (t) => {
+  // The indexer fetches batches in flight together. Here the one holding only the ERC-20's blocks
+  // is answered first and fills the cache; the other, asking the ERC-20's metadata too, used to skip
+  // its answers once it found it cached, and read every token after it one answer out of step.
+  const rpc = app.geth.rpc
+  const [fungible, nonFungible, multiToken] = await Promise.all([erc20, nft, multi].map(async (c) => (await c.getAddress()).toLowerCase() as Hex)) as [Hex, Hex, Hex]
+  const head = Number(await rpc.call<string>('eth_blockNumber'))
+  const fetchedBatch = async () => (await fetchBlockBundles(rpc, 1, head)).map(decodeBlockBundle)
+  const everything = await fetchedBatch()
+  const fungibleOnly = (await fetchedBatch()).filter((rows) => rows.tokenTransfers.every((x) => x.token_address === fungible))
+  t.ok(fungibleOnly.some((rows) => rows.tokenTransfers.length > 0), 'a batch with the ERC-20 alone')
+  const cache: TokenMetadataCache = new Map()
+  let firstDone: () => void = () => {}
+  const answeredFirst = new Promise<void>((resolve) => { firstDone = resolve })
+  // Geth's own answers, held back until the other batch has used its own.
+  const later = { ...rpc, batchAnswers: async (...args: Parameters<typeof rpc.batchAnswers>) => { const answers = await rpc.batchAnswers(...args); await answeredFirst; return answers } }
+  await Promise.all([fetchTokens(later, everything, cache), fetchTokens(rpc, fungibleOnly, cache).then(firstDone)])
+  const tokens = new Map(everything.flatMap((rows) => rows.tokens).map((row) => [row.address, row]))
+  t.match(tokens.get(fungible), { name: 'Fungible', symbol: 'FUN', decimals: 18, total_supply: '1000' })
+  t.match(tokens.get(nonFungible), { name: 'Test NFT', symbol: 'TNFT', decimals: null })
+  t.match(tokens.get(multiToken), { type: 'ERC-1155', decimals: null })
+  t.match(cache.get(nonFungible), { name: 'Test NFT', symbol: 'TNFT', decimals: null })
 })
 
 t.test('token balances equal the contracts\' own balances', async (t) => {

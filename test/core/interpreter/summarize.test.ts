@@ -5,6 +5,7 @@ import { Interface, MaxUint256, Wallet, getAddress, parseEther } from 'ethers'
 import { decodeInput } from '../../../core/decode/index.ts'
 import { renderSummary, summarize, type InterpretationFacts } from '../../../core/interpreter/index.ts'
 import type { AddressParam, TokenFacts, TransferFacts } from '../../../core/interpreter/types.ts'
+import { MAX_ARGUMENT_CHARS, argumentsText } from '../../../core/interpreter/calls.ts'
 
 const ZERO = '0x0000000000000000000000000000000000000000'
 const addr = () => Wallet.createRandom().address.toLowerCase()
@@ -25,7 +26,7 @@ const erc20 = new Interface([
   'function setApprovalForAll(address operator, bool approved)', 'function deposit()', 'function withdraw(uint256 wad)',
   'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
   'function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline)',
-  'function transferOwnership(address newOwner)'
+  'function transferOwnership(address newOwner)', 'function renounceOwnership()'
 ])
 
 function named (address: string, name: string | null, isContract: boolean): [string, AddressParam] {
@@ -150,12 +151,17 @@ t.test('many transfers are summarised per token, and as one line past three toke
   t.equal(summarize(mixed)[1]!.summary_template_variables.transfer_count!.type, 'string')
 })
 
-t.test('a known method and an unknown call are named by method and callee', async (t) => {
+t.test('a known method and an unknown call are named by method and callee, a known one with its arguments', async (t) => {
   const [known] = summarize(facts({ to: router, input: erc20.encodeFunctionData('transferOwnership', [receiver]) }))
   t.same(known, {
-    summary_template: 'Called {method} on {to_address}',
-    summary_template_variables: { method: { type: 'method', value: 'transferOwnership' }, to_address: { type: 'address', value: { hash: getAddress(router), name: 'Router', is_contract: true, is_verified: false } } }
+    summary_template: 'Called {method} on {to_address} with {arguments}',
+    summary_template_variables: {
+      method: { type: 'method', value: 'transferOwnership' },
+      to_address: { type: 'address', value: { hash: getAddress(router), name: 'Router', is_contract: true, is_verified: false } },
+      arguments: { type: 'string', value: `newOwner: ${getAddress(receiver)}` }
+    }
   })
+  t.same(texts(facts({ to: router, input: erc20.encodeFunctionData('renounceOwnership') })), ['Called renounceOwnership on Router'], 'no arguments: no "with"')
   const unknownCallee = addr()
   t.same(texts(facts({ to: unknownCallee, input: '0x12345678', toIsContract: true })), [`Called 0x12345678 on ${getAddress(unknownCallee)}`])
   t.same(texts(facts({ to: router, input: '0x12345678', value: 5n * 10n ** 17n })), ['Called 0x12345678 on Router', 'Sent 0.5 TEST to Router'])
@@ -175,4 +181,11 @@ t.test('summarize() is deterministic', async (t) => {
   const f = facts({ input: erc20.encodeFunctionData('transfer', [receiver, 1n]), transfers: [transfer(usdc, sender, receiver, '1')] })
   t.same(summarize(f), summarize(f))
   t.equal(JSON.stringify(summarize(f)), JSON.stringify(summarize(f)))
+})
+
+t.test('argumentsText() writes each argument as decoded_input does, arrays as JSON, long values cut', async (t) => {
+  t.equal(argumentsText([{ name: 'to', type: 'address', value: '0xAb' }, { name: 'amounts', type: 'uint256[]', value: ['1', '2'] }]), 'to: 0xAb, amounts: ["1","2"]')
+  const long = argumentsText([{ name: 'data', type: 'bytes', value: '0x' + 'ab'.repeat(100) }])
+  t.equal(long.length, 'data: '.length + MAX_ARGUMENT_CHARS, 'cut to the limit')
+  t.ok(long.endsWith('…'))
 })

@@ -84,6 +84,8 @@ await sendRound(rpc, [
   await call('approval for all', addresses.operatorNft, operatorNft.encodeFunctionData('setApprovalForAll', [addresses.router, true])),
   await call('unknown call', addresses.router, '0x12345678'),
   await call('inner failure', addresses.caller, caller.encodeFunctionData('tryFail')),
+  // forward() is in no signature table; Caller holds no ALP, so it forwards none.
+  await call('forward', addresses.caller, caller.encodeFunctionData('forward', [addresses.alpha, bob.address, 0n])),
   await call('failed', addresses.alpha, token.encodeFunctionData('transferFrom', [bob.address, alice.address, 1n]))
 ])
 await waitForIndexed(app)
@@ -290,6 +292,16 @@ t.test('a verification through the REST route names the contract in its creation
   const found = (await get(`/api/v2/transactions/${hashOf('inner failure')}/interpretation`)).json()
   t.same(found.decoded_input, { method_id: tryFail.slice(2), method_call: 'tryFail()', parameters: [] })
   t.same(found.summaries_text, ['Called tryFail on Caller', 'An internal call to Caller failed (execution reverted); the transaction succeeded'])
+  // A verified contract's call with arguments says them, as decoded_input has them.
+  const [forward] = (await summariesOf('forward')).data.summaries
+  t.same(forward, {
+    summary_template: 'Called {method} on {to_address} with {arguments}',
+    summary_template_variables: {
+      method: { type: 'method', value: 'forward' },
+      to_address: verified,
+      arguments: { type: 'string', value: `token: ${getAddress(addresses.alpha)}, to: ${getAddress(bob.address)}, value: 0` }
+    }
+  })
 })
 
 t.test('GET /addresses/{hash}/interpretations pages newest first, once each', async (t) => {
