@@ -77,7 +77,8 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
       if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
       if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
       // Our own 502s and 503s (no compiler to spare or to download) say why and when to come back.
-      if (error.code?.startsWith('GW_ERR_') === true && (error.statusCode === 502 || error.statusCode === 503)) {
+      // A node's error carries a numeric JSON-RPC code: only our own codes are text.
+      if (typeof error.code === 'string' && error.code.startsWith('GW_ERR_') && (error.statusCode === 502 || error.statusCode === 503)) {
         request.log.warn({ err: error, reqId: request.id }, 'REST request could not be served now')
         return await reply.code(error.statusCode).send({ message: error.message })
       }
