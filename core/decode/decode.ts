@@ -6,7 +6,7 @@
 // else null. Malformed input gives null,
 // never an exception: these run on whatever anyone sent to the chain.
 import { AbiCoder, Interface, type EventFragment, type FunctionFragment, type ParamType } from 'ethers'
-import { decodingType, renderValue, typeName, type DecodedValue } from './values.ts'
+import { decodingType, renderValue, typeName, wordReader, type DecodedValue } from './values.ts'
 import { BUNDLED_TABLE, EMPTY_TABLE, type SelectorTable } from './table.ts'
 
 export type Abi = readonly unknown[]
@@ -35,6 +35,18 @@ function interfaceOf (abi: Abi): Interface | null {
 const paramName = (p: ParamType, i: number) => p.name === '' ? `arg${i}` : p.name
 
 function decodeValues (params: readonly ParamType[], data: string): DecodedValue[] | null {
+  const readers = params.map(wordReader)
+  if (readers.every((r) => r !== null)) {
+    // One word a parameter; more data is ignored, as ethers' decoder ignores it.
+    if (data.length < 2 + 64 * readers.length) return null
+    const values: DecodedValue[] = []
+    for (let i = 0; i < readers.length; i++) {
+      const value = readers[i]!(data.slice(2 + 64 * i, 66 + 64 * i).toLowerCase())
+      if (value === null) return null
+      values.push(value)
+    }
+    return values
+  }
   try {
     const values = coder.decode(params.map(decodingType), data)
     return params.map((p, i) => renderValue(p, values[i]))

@@ -3,6 +3,7 @@
 // kind as lowercase 0x-hex, strings as they are (0x-hex when not UTF-8),
 // arrays and tuples as nested JSON arrays (tuples positional).
 import { hexlify, ParamType } from 'ethers'
+import { checksumAddress } from './checksum.ts'
 
 export type DecodedValue = string | DecodedValue[]
 
@@ -50,4 +51,50 @@ function utf8OrHex (hex: string): string {
   } catch {
     return hex.toLowerCase()
   }
+}
+
+/** Renders one 32-byte word (64 lowercase hex digits) of a static type; null where ethers' decoder would throw. */
+export type WordReader = (word: string) => DecodedValue | null
+
+const wordReaders = new WeakMap<ParamType, WordReader | null>()
+const ZERO_WORD = '0'.repeat(64)
+const ADDRESS_PADDING = '0'.repeat(24)
+
+/**
+ * How a parameter of a static elementary type (address, bool, intN, uintN,
+ * bytesN) is read from its word, answering what ethers' coder answers for it
+ * (rendered as renderValue does), without ethers' Result objects and coder
+ * instances: most of what decoding a Transfer log cost. Null for any other
+ * type, which ethers decodes.
+ */
+export function wordReader (param: ParamType): WordReader | null {
+  let reader = wordReaders.get(param)
+  if (reader === undefined) wordReaders.set(param, reader = makeWordReader(param))
+  return reader
+}
+
+function makeWordReader (param: ParamType): WordReader | null {
+  if (param.isArray() || param.isTuple()) return null
+  const type = param.baseType
+  // ethers: an address word with anything above its 20 bytes does not decode.
+  if (type === 'address') return (word) => word.startsWith(ADDRESS_PADDING) ? checksumAddress('0x' + word.slice(24)) : null
+  if (type === 'bool') return (word) => word === ZERO_WORD ? 'false' : 'true'
+  const integer = /^(u?)int(\d+)$/.exec(type)
+  if (integer !== null) {
+    // ethers masks the word to the type's width, then reads the sign bit of an intN.
+    const bits = BigInt(Number(integer[2]))
+    const mask = (1n << bits) - 1n
+    if (integer[1] === 'u') return (word) => (BigInt('0x' + word) & mask).toString()
+    const sign = 1n << (bits - 1n)
+    return (word) => {
+      const value = BigInt('0x' + word) & mask
+      return (value & sign) === 0n ? value.toString() : (value - (1n << bits)).toString()
+    }
+  }
+  const fixed = /^bytes(\d+)$/.exec(type)
+  if (fixed !== null) {
+    const digits = Number(fixed[1]) * 2
+    return (word) => '0x' + word.slice(0, digits)
+  }
+  return null
 }

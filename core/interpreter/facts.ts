@@ -2,7 +2,7 @@
 // transaction, its input and logs decoded, and every address it touches
 // named (a verified contract's name, else its token's name or symbol, else
 // the public tag an operator gave it).
-import { getAddress } from 'ethers'
+import { checksumAddress } from '../decode/checksum.ts'
 import type { Decoder, DecodedParameter } from '../decode/index.ts'
 import { type InterpretedTransactionRow } from '../queries/interpretation.ts'
 import type { AddressParam, InterpretationFacts, TokenFacts } from './types.ts'
@@ -27,7 +27,7 @@ async function nameAddresses (queries: Queries, decoder: Decoder, addresses: Set
     // Only code can be verified: most addresses a transaction touches are accounts, and they cost nothing here.
     const verifiedName = r.is_contract ? await decoder.contractName(r.hash, blockNumber) : null
     if (r.token_type !== null) tokens.set(r.hash, { address: r.hash, type: r.token_type, name: r.token_name, symbol: r.token_symbol, decimals: r.token_decimals })
-    named.set(r.hash, { hash: getAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol ?? r.tag, is_contract: r.is_contract, is_verified: verifiedName !== null })
+    named.set(r.hash, { hash: checksumAddress(r.hash), name: verifiedName ?? r.token_name ?? r.token_symbol ?? r.tag, is_contract: r.is_contract, is_verified: verifiedName !== null })
   }))
   return { named, tokens }
 }

@@ -2,8 +2,8 @@
 // its whole interpretation (the facts, decoded and named, with the
 // summaries), and an address's interpretations newest first. The summaries
 // themselves come from the pure summarize() over facts read by loadFacts().
+import { checksumAddress } from '../decode/checksum.ts'
 import type { Knex } from 'knex'
-import { getAddress } from 'ethers'
 import type { Decoder } from '../decode/index.ts'
 import { type AddressTransactionKey } from '../queries/interpretation.ts'
 import { loadFacts, loadFactsOf, type LoadedFacts } from './facts.ts'
@@ -45,7 +45,7 @@ export type Interpreter = {
 export type Interpretation = ReturnType<typeof presentInterpretation>
 
 const addressOf = (facts: InterpretationFacts, address: string | null): AddressParam | null =>
-  address === null ? null : facts.addresses.get(address) ?? { hash: getAddress(address), name: null, is_contract: false, is_verified: false }
+  address === null ? null : facts.addresses.get(address) ?? { hash: checksumAddress(address), name: null, is_contract: false, is_verified: false }
 const tokenOf = (token: TokenFacts) => tokenVariable(token).value
 
 function presentInterpretation ({ row, facts }: LoadedFacts, summaries: Summary[] | null, coinSymbol: string) {

@@ -1,5 +1,6 @@
 // Typed summary variables, and amounts in human units.
-import { formatUnits, getAddress } from 'ethers'
+import { formatUnits } from 'ethers'
+import { checksumAddress } from '../decode/checksum.ts'
 import type { InterpretationFacts, SummaryVariable, TokenFacts } from './types.ts'
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
@@ -7,11 +8,11 @@ export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 /** An address as a variable: its name and flags from the facts, or the bare checksummed hash. */
 export function addressVariable (facts: InterpretationFacts, address: string): SummaryVariable {
   const known = facts.addresses.get(address.toLowerCase())
-  return { type: 'address', value: known ?? { hash: getAddress(address), name: null, is_contract: false, is_verified: false } }
+  return { type: 'address', value: known ?? { hash: checksumAddress(address), name: null, is_contract: false, is_verified: false } }
 }
 
 export function tokenVariable (token: TokenFacts): SummaryVariable {
-  const address = getAddress(token.address)
+  const address = checksumAddress(token.address)
   return {
     type: 'token',
     value: { address, address_hash: address, name: token.name, symbol: token.symbol, decimals: token.decimals === null ? null : String(token.decimals), type: token.type, icon_url: null }
