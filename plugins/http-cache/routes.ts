@@ -23,6 +23,10 @@ export const CACHED_ROUTES: ReadonlyMap<string, CachedRoute> = new Map([
   [`${V2}/transactions`, route()],
   [`${V2}/blocks/:block_hash_or_number_param`, route()],
   [`${V2}/transactions/:transaction_hash_param`, route()],
+  // A summary changes with the head (a reorg), a verification or a tag, each of which empties the cache;
+  // a pending transaction's null lasts until the head that holds it, a new key.
+  [`${V2}/transactions/:transaction_hash_param/summary`, route()],
+  [`${V2}/transactions/:transaction_hash_param/interpretation`, route()],
   [`${V2}/addresses/:address_hash_param`, route()],
   [`${V2}/addresses/:address_hash_param/transactions`, route()],
   [`${V2}/tokens/:address_hash_param/transfers`, route()]

@@ -34,6 +34,8 @@ const CACHED = [
   '/api/v2/transactions',
   '/api/v2/blocks/2',
   `/api/v2/transactions/${tx.hash as string}`,
+  `/api/v2/transactions/${tx.hash as string}/summary`,
+  `/api/v2/transactions/${tx.hash as string}/interpretation`,
   `/api/v2/addresses/${wallets[0]!.address}`,
   `/api/v2/addresses/${wallets[0]!.address}/transactions`
 ]

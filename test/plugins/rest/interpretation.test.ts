@@ -340,15 +340,17 @@ t.test('summaries are cached in PostgreSQL; invalidateInterpretations forgets th
   const db = app.db.knex
   t.ok(await cached('swap'), 'written when first asked')
   t.notOk(await cached('failed'), 'a failed transaction has none')
-  // A stale row shows it is read back, not recomputed.
+  // A stale row shows it is read back, not recomputed. The head-keyed HTTP cache answers in front of it:
+  // emptied here, as a verification, a tag or a new head empties it.
+  const readThrough = async (name: string) => { app.httpCache?.clear(); return await summariesOf(name) }
   await db.raw('update transaction_interpretations set summaries = ? where transaction_hash = ?', [JSON.stringify([{ summary_template: 'cached', summary_template_variables: {} }]), Buffer.from(hashOf('swap').slice(2), 'hex')])
-  t.equal((await summariesOf('swap')).data.summaries[0].summary_template, 'cached')
+  t.equal((await readThrough('swap')).data.summaries[0].summary_template, 'cached')
   // Alice's interpretations (the test above) cached all her transactions: three name Beta.
   t.equal(await app.interpreter.invalidate([addresses.beta.toLowerCase()]), 3, 'Beta\'s creation, the router\'s funding and the swap')
-  t.equal((await summariesOf('swap')).data.summaries[0].summary_template, 'Swapped {amount_in} {token_in} for {amount_out} {token_out}')
+  t.equal((await readThrough('swap')).data.summaries[0].summary_template, 'Swapped {amount_in} {token_in} for {amount_out} {token_out}')
   await db.raw('update transaction_interpretations set summaries = \'[]\'')
   await app.interpreter.invalidateAll()
-  t.equal((await summariesOf('native')).data.summaries.length, 1, 'a new generation: every row stale')
+  t.equal((await readThrough('native')).data.summaries.length, 1, 'a new generation: every row stale')
 
   const block = Number((await rpc.call<{ blockNumber: string }>('eth_getTransactionReceipt', [hashOf('native')])).blockNumber)
   t.ok(await cached('native'))
@@ -363,10 +365,19 @@ t.test('ops tag names an address that is neither verified nor a token, and forge
   const lines: string[] = []
   t.equal(await runTag(app.db.knex, { address: addresses.router, tag: 'Tiny Router' }, (l) => lines.push(l)), 0)
   t.match(lines, [new RegExp(`^${getAddress(addresses.router)} tagged "Tiny Router"; [1-9]\\d* cached summar`)])
-  t.same((await summariesOf('deploy router')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.router, 'Tiny Router'))
+  // ops tag runs as a process of its own: this instance hears of it by a PostgreSQL notice, which empties its HTTP cache.
+  const namedIn = async (name: string, want: unknown) => {
+    const deadline = Date.now() + 5000
+    for (;;) {
+      const found = (await summariesOf(name)).data.summaries[0].summary_template_variables.contract_address
+      if (JSON.stringify(found) === JSON.stringify(want) || Date.now() > deadline) return found
+      await sleep(50)
+    }
+  }
+  t.same(await namedIn('deploy router', contract(addresses.router, 'Tiny Router')), contract(addresses.router, 'Tiny Router'))
   // A token's own name comes first.
   await runTag(app.db.knex, { address: addresses.alpha, tag: 'Not Alpha' }, () => {})
   t.same((await summariesOf('deploy alpha')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.alpha, 'Alpha'))
   await runTag(app.db.knex, { address: addresses.router, tag: undefined }, () => {})
-  t.same((await summariesOf('deploy router')).data.summaries[0].summary_template_variables.contract_address, contract(addresses.router, null), 'untagged')
+  t.same(await namedIn('deploy router', contract(addresses.router, null)), contract(addresses.router, null), 'untagged')
 })
