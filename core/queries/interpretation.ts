@@ -1,9 +1,6 @@
 // What the interpreter reads of one transaction: the transaction, its token
 // transfers, logs and inner calls, and the addresses and tokens they touch.
 import { epochColumn, hexColumn } from './columns.ts'
-import { listTransactionTokenTransfers } from './token-transfers.ts'
-import { listTransactionLogs } from './logs.ts'
-import { listTransactionInternalTransactions } from './internal-transactions.ts'
 import type { QueryDb } from './query-db.ts'
 
 /** Transfers read for a summary: enough to count an airdrop's recipients; past this a summary counts what it read. */
@@ -36,13 +33,43 @@ export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Pr
   return rows[0]
 }
 
+/** Logs and inner calls read for a summary, as the REST pages of them hold at most (one page and one more). */
+const MAX_INTERPRETED_LOGS = 51
+
+export type InterpretedTransferRow = {
+  token_address: Buffer
+  token_type: string
+  from: Buffer
+  to: Buffer
+  amount: string
+  token_id: string | null
+  log_index: number
+  name: string | null
+  symbol: string | null
+  decimals: number | null
+}
+export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
+export type InterpretedCallRow = { type: string, from: Buffer, to: Buffer | null, created_contract: Buffer | null, value: string, error: string | null, trace_index: number }
+
+/**
+ * What a summary reads of a transaction's token transfers, logs and inner
+ * calls: only the columns it uses, each a prepared statement on the
+ * transaction's own rows. The REST pages' queries join each row to its
+ * block, transaction and addresses for fields a summary never shows, which
+ * made them most of an uncached summary's reading (bench:interpreter).
+ */
 export async function readTransactionParts (db: QueryDb, hash: Buffer) {
   const [transfers, logs, calls] = await Promise.all([
-    listTransactionTokenTransfers(db, { hash, limit: MAX_INTERPRETED_TRANSFERS }),
-    listTransactionLogs(db, { hash, afterIndex: -1 }),
-    listTransactionInternalTransactions(db, { hash, afterIndex: -1 })
+    db.prepared.rows<InterpretedTransferRow>(`select tt.token_address, tt.token_type, tt."from", tt."to", tt.amount::text as amount, tt.token_id::text as token_id,
+        tt.log_index, k.name, k.symbol, k.decimals
+      from token_transfers tt left join tokens k on k.address = tt.token_address
+      where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${MAX_INTERPRETED_TRANSFERS}`, [hash]),
+    db.prepared.rows<InterpretedLogRow>(`select log_index, address, topic0, topic1, topic2, topic3, data from logs
+      where transaction_hash = $1 order by log_index limit ${MAX_INTERPRETED_LOGS}`, [hash]),
+    db.prepared.rows<InterpretedCallRow>(`select type, "from", "to", created_contract, value::text as value, error, trace_index from internal_transactions
+      where transaction_hash = $1 and (trace_index > 0 or type <> 'call') order by trace_index limit ${MAX_INTERPRETED_LOGS}`, [hash])
   ])
-  return { transfers: transfers.slice(0, MAX_INTERPRETED_TRANSFERS), logs, calls }
+  return { transfers, logs, calls }
 }
 
 /** Whether each address has code, the token it is, if one, and its public tag. */
