@@ -166,13 +166,23 @@ async function killOrphan (pidFile: string, gethDir: string, log: Logger): Promi
   process.kill(pid, 'SIGKILL')
   // Its data directory stays locked until the kernel has torn it down, which
   // takes seconds for a large Geth on a busy machine: starting before that
-  // fails with "datadir already used by another process".
+  // fails with "datadir already used by another process". Its files (and
+  // their locks) are closed only after its memory is released, when
+  // /proc/<pid>/cmdline already reads empty: it is gone once it is a zombie
+  // (its parent, the killed gateway, is not there to reap it) or no more.
   const deadline = Date.now() + ORPHAN_EXIT_TIMEOUT_MS
-  while ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '') {
+  while (!hasExited(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined))) {
     if (Date.now() > deadline) {
       log.warn({ geth_pid: pid }, 'the killed geth is still there; starting anyway')
       return
     }
     await sleep(50)
   }
+}
+
+/** Whether /proc/<pid>/stat (undefined: no such process) says the process has exited: its state, after the command's closing parenthesis, Z or X. */
+export function hasExited (stat: string | undefined): boolean {
+  if (stat === undefined) return true
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+  return state === 'Z' || state === 'X'
 }
