@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts'
 import type { ChannelListener } from '../db/listen.ts'
 import type { AddressNameRow } from '../queries/address-names.ts'
 import { createLru } from '../decode/lru.ts'
-import { listenForNameChanges } from './notify.ts'
+import { hearNameChanges } from './notify.ts'
 
 export { announceNameChange } from './notify.ts'
 
@@ -43,7 +43,6 @@ export type AddressNameReaderOptions = {
 export const KEPT_MS = 10_000
 /** Names kept at most: a few pages' worth of addresses, named or not, at some 100 bytes each. */
 const MAX_KEPT = 50_000
-const RELISTEN_MS = 1_000
 
 const keyOf = (address: Buffer | string): string => typeof address === 'string' ? address.toLowerCase() : '0x' + address.toString('hex')
 
@@ -57,33 +56,13 @@ export async function createAddressNameReader ({ queries, listen, nowMs = Date.n
   const listeners = new Set<() => void>()
   // Bumped by every forget(): a read that overlapped one keeps nothing it read.
   let generation = 0
-  let listener: ChannelListener | undefined
-  let retry: NodeJS.Timeout | undefined
-  let closed = false
-
   function forget (): void {
     generation++
     kept.clear()
     for (const l of listeners) l()
   }
 
-  async function hear (): Promise<void> {
-    retry = undefined
-    if (closed || listen === undefined) return
-    try {
-      listener = await listenForNameChanges(listen.databaseUrl, listen.log, forget, () => {
-        listener = undefined
-        retry = setTimeout(() => { hear().catch(() => {}) }, RELISTEN_MS)
-      })
-      if (closed) { await listener.close(); return }
-      // Whatever changed while nobody listened is read again.
-      forget()
-    } catch (err) {
-      listen.log.warn({ err: (err as Error).message }, 'cannot listen for address name changes; trying again')
-      retry = setTimeout(() => { hear().catch(() => {}) }, RELISTEN_MS)
-    }
-  }
-  await hear()
+  const listener: ChannelListener | undefined = listen === undefined ? undefined : await hearNameChanges(listen.databaseUrl, listen.log, forget)
 
   return {
     async read (addresses) {
@@ -110,8 +89,6 @@ export async function createAddressNameReader ({ queries, listen, nowMs = Date.n
       return () => listeners.delete(l)
     },
     async close () {
-      closed = true
-      clearTimeout(retry)
       await listener?.close()
     }
   }

@@ -4,7 +4,7 @@
 // names it keeps (index.ts), and with them the answers that showed them.
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
-import { listenOnChannel, type ChannelListener } from '../db/listen.ts'
+import { hearChannel, type ChannelListener } from '../db/listen.ts'
 
 const CHANNEL = 'tg_address_names_changed'
 
@@ -13,7 +13,11 @@ export async function announceNameChange (db: Knex | Knex.Transaction, address: 
   await db.raw('select pg_notify(?, ?)', [CHANNEL, address.toLowerCase()])
 }
 
-/** Calls `onChange(address)` for every name change; `onEnd` when the connection is lost (notices may have been missed). */
-export async function listenForNameChanges (databaseUrl: string, log: Logger, onChange: (address: string) => void, onEnd: () => void): Promise<ChannelListener> {
-  return await listenOnChannel({ databaseUrl, channel: CHANNEL, log, what: 'address name changes', onPayload: onChange, onEnd })
+/**
+ * Calls `onChange()` for every name change, and when notices may have been
+ * missed (the connection lost and opened again): anything may have changed.
+ * Resolves after the first attempt to listen; kept up until closed.
+ */
+export async function hearNameChanges (databaseUrl: string, log: Logger, onChange: () => void): Promise<ChannelListener> {
+  return await hearChannel({ databaseUrl, channel: CHANNEL, log, what: 'address name changes', onPayload: onChange, onMissed: onChange })
 }

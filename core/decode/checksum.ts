@@ -1,20 +1,24 @@
 // EIP-55 checksummed addresses, kept: a checksum is a keccak256 in
-// JavaScript, and one summary's decodings, names and variables write the
-// same few dozen addresses several times each (a token, a router and their
-// callers recur across transactions too). bench:interpreter's profile had
-// checksums as the largest item of an uncached summary after decoding itself.
+// JavaScript, and the same addresses recur on every REST page, in every
+// decoding and in a summary's names and variables. Without this, checksums
+// were a third of a transaction page's CPU and the largest item of an
+// uncached summary after decoding itself (bench:rest, bench:interpreter).
+// One table for the REST presenters (plugins/rest/present.ts) and core.
 import { getAddress } from 'ethers'
 
-/** Kept checksums; past it the table starts over (a few MB at most). */
-const MAX_KEPT = 50_000
+/** Kept checksums; past it the table starts over (no bookkeeping on a hit; a few MB at most). */
+const MAX_KEPT = 100_000
 const kept = new Map<string, string>()
 
-/** `address` (0x and 40 hex digits, any case) in its EIP-55 form; throws as ethers' getAddress does on a malformed one. */
-export function checksumAddress (address: string): string {
-  const key = address.toLowerCase()
+/**
+ * `address` in its EIP-55 form: 20 bytes, or 0x and 40 hex digits in any case.
+ * Throws as ethers' getAddress does on a malformed one.
+ */
+export function checksumAddress (address: Buffer | string): string {
+  const key = typeof address === 'string' ? address.slice(2).toLowerCase() : address.toString('hex')
   let checksummed = kept.get(key)
   if (checksummed === undefined) {
-    checksummed = getAddress(key)
+    checksummed = getAddress('0x' + key)
     if (kept.size >= MAX_KEPT) kept.clear()
     kept.set(key, checksummed)
   }

@@ -6,7 +6,8 @@ import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
 /** The partial indexes' predicate, written as in the migration so the planner matches it. */
-const LISTED = '(trace_index > 0 or type <> \'call\')'
+/** The frames Blockscout lists: every one but a transaction's own top call. */
+export const LISTED = '(trace_index > 0 or type <> \'call\')'
 
 export type InternalTransactionRecord = {
   block_number: number

@@ -2,6 +2,10 @@
 // transfers, logs and inner calls, and the addresses and tokens they touch.
 import { epochColumn, hexColumn } from './columns.ts'
 import type { QueryDb } from './query-db.ts'
+import { PAGE_SIZE } from './page-size.ts'
+import type { TokenTransferRecord } from './token-transfers.ts'
+import type { LogRecord } from './logs.ts'
+import { LISTED, type InternalTransactionRecord } from './internal-transactions.ts'
 
 /** Transfers read for a summary: enough to count an airdrop's recipients; past this a summary counts what it read. */
 export const MAX_INTERPRETED_TRANSFERS = 500
@@ -34,22 +38,11 @@ export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Pr
 }
 
 /** Logs and inner calls read for a summary, as the REST pages of them hold at most (one page and one more). */
-const MAX_INTERPRETED_LOGS = 51
+const MAX_INTERPRETED_LOGS = PAGE_SIZE + 1
 
-export type InterpretedTransferRow = {
-  token_address: Buffer
-  token_type: string
-  from: Buffer
-  to: Buffer
-  amount: string
-  token_id: string | null
-  log_index: number
-  name: string | null
-  symbol: string | null
-  decimals: number | null
-}
-export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
-export type InterpretedCallRow = { type: string, from: Buffer, to: Buffer | null, created_contract: Buffer | null, value: string, error: string | null, trace_index: number }
+export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_address' | 'token_type' | 'from' | 'to' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'>
+export type InterpretedLogRow = Pick<LogRecord, 'log_index' | 'address' | 'topic0' | 'topic1' | 'topic2' | 'topic3' | 'data'>
+export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'error' | 'trace_index'>
 
 /**
  * What a summary reads of a transaction's token transfers, logs and inner
@@ -67,7 +60,7 @@ export async function readTransactionParts (db: QueryDb, hash: Buffer) {
     db.prepared.rows<InterpretedLogRow>(`select log_index, address, topic0, topic1, topic2, topic3, data from logs
       where transaction_hash = $1 order by log_index limit ${MAX_INTERPRETED_LOGS}`, [hash]),
     db.prepared.rows<InterpretedCallRow>(`select type, "from", "to", created_contract, value::text as value, error, trace_index from internal_transactions
-      where transaction_hash = $1 and (trace_index > 0 or type <> 'call') order by trace_index limit ${MAX_INTERPRETED_LOGS}`, [hash])
+      where transaction_hash = $1 and ${LISTED} order by trace_index limit ${MAX_INTERPRETED_LOGS}`, [hash])
   ])
   return { transfers, logs, calls }
 }

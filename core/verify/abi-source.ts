@@ -58,10 +58,10 @@ async function readCode (db: Knex, address: string): Promise<string | undefined>
 }
 
 export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: VerifiedAbiSourceOptions): VerifiedAbiSource {
-  const cache = createLru<{ value: VerifiedAbi | null, atMs: number }>(MAX_CACHED_ADDRESSES)
+  // An answer in the making is kept too: the callers asking one address together (a page's
+  // calls to one contract, a summary's logs of one token) share its reads.
+  const cache = createLru<{ value: Promise<VerifiedAbi | null>, atMs: number }>(MAX_CACHED_ADDRESSES)
   let verifiedSet: { verified: Promise<Verified>, atMs: number } | undefined
-  // Bumped by forget(): an answer read before is not kept after it.
-  let forgets = 0
   const table = createAbiTable()
   let tableThrough = 0
   let extending: Promise<void> | undefined
@@ -131,13 +131,18 @@ export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: Veri
       // A proxy's implementation at a block is kept apart from its current one.
       const key = blockNumber === undefined ? address : `${address}@${blockNumber}`
       const cached = cache.get(key)
-      if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return cached.value
-      const seen = forgets
-      const { verified, atMs } = await verifiedNow()
-      const value = await read(address, verified, blockNumber)
-      // As old as the set it was read by: a verification whose notice is lost shows within ABI_SOURCE_TTL_MS still.
-      if (seen === forgets) cache.set(key, { value, atMs })
-      return value
+      if (cached !== undefined && nowMs() - cached.atMs < ABI_SOURCE_TTL_MS) return await cached.value
+      // forget() empties the cache: an answer read across it is not kept.
+      const entry = { value: Promise.resolve<VerifiedAbi | null>(null), atMs: nowMs() }
+      entry.value = verifiedNow().then(async ({ verified, atMs }) => {
+        // As old as the set it was read by: a verification whose notice is lost shows within ABI_SOURCE_TTL_MS still.
+        entry.atMs = atMs
+        return await read(address, verified, blockNumber)
+      })
+      // A failed read is not kept: the next caller reads again.
+      entry.value.catch(() => { entry.atMs = Number.NEGATIVE_INFINITY })
+      cache.set(key, entry)
+      return await entry.value
     },
     async verifiedTable (): Promise<SelectorTable> {
       const { verified } = await verifiedNow()
@@ -145,7 +150,6 @@ export function createVerifiedAbiSource ({ db, proxies, nowMs = Date.now }: Veri
       return table
     },
     forget () {
-      forgets++
       cache.clear()
       verifiedSet = undefined
     }

@@ -1,6 +1,6 @@
 // Blockscout's JSON shapes from stored rows: big numbers as strings,
 // checksummed addresses in address objects, ISO timestamps with microseconds.
-import { getAddress } from 'ethers'
+import { checksumAddress } from '../../core/decode/checksum.ts'
 import type { FastifyReply } from 'fastify'
 import type { BlockRecord } from '../../core/queries/blocks.ts'
 import { NO_NAMES, type AddressName, type AddressNames } from '../../core/address-names/index.ts'
@@ -21,23 +21,11 @@ export const epochTimestamp = (seconds: number): string => timestamp(new Date(se
 /** An address as stored (bytes) or as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
 const addressKey = (address: Buffer | string): string => typeof address === 'string' ? address.slice(2) : address.toString('hex')
 
-// EIP-55 costs a keccak per address, and the same addresses recur on every
-// page: without this cache checksumming is a third of a transaction page's CPU.
-const CHECKSUM_CACHE_MAX = 100_000
-const checksums = new Map<string, string>()
+// EIP-55 checksums are kept in one table with core's decodings (core/decode/checksum.ts).
+export { checksumAddress }
 
-/** The EIP-55 checksummed form of a 20-byte address. */
-export function checksumAddress (address: Buffer | string): string {
-  const key = addressKey(address)
-  let checksummed = checksums.get(key)
-  if (checksummed === undefined) {
-    // Dropping everything at the cap keeps the cache bounded at no bookkeeping cost per hit.
-    if (checksums.size >= CHECKSUM_CACHE_MAX) checksums.clear()
-    checksummed = getAddress(`0x${key}`)
-    checksums.set(key, checksummed)
-  }
-  return checksummed
-}
+/** Address objects kept; past it the table starts over. */
+const ADDRESS_OBJECTS_MAX = 100_000
 
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
@@ -81,7 +69,7 @@ function addressEntry (address: Buffer | string): AddressEntry {
   const key = addressKey(address)
   let entry = addressObjects.get(key)
   if (entry === undefined) {
-    if (addressObjects.size >= CHECKSUM_CACHE_MAX) addressObjects.clear()
+    if (addressObjects.size >= ADDRESS_OBJECTS_MAX) addressObjects.clear()
     entry = {}
     addressObjects.set(key, entry)
   }

@@ -147,3 +147,15 @@ t.test('abiFor(): an answer read across forget() is not kept', async (t) => {
   t.match(await source.abiFor(address(12)), { name: 'Contract12' })
   t.equal(asked.length, 2, 'and kept this time')
 })
+
+t.test('abiFor(): callers asking one address together share one read of it', async (t) => {
+  const proxies = proxyTo(address(11))
+  const source = createVerifiedAbiSource({ db, proxies })
+  await source.abiFor(address(13))
+  const sql = await queriesDuring(async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, async () => await source.abiFor(address(10))))
+    for (const answer of answers) t.match(answer, { name: null, implementation: { name: 'Contract11' } })
+  })
+  t.equal(sql.filter((q) => /from addresses where hash/.test(q)).length, 1, 'its code read once')
+  t.same(proxies.asked, [address(10)], 'its proxy slots looked up once')
+})
