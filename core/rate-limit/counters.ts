@@ -41,6 +41,11 @@ export type CounterStore = {
    * not wait for a microtask it does not need.
    */
   incr (key: string, cost: number, windowMs: number, limit: number): CounterState | Promise<CounterState>
+  /**
+   * The same when it needs no waiting (in memory, or within a lease);
+   * otherwise undefined, and nothing counted: then `incr` waits for Redis.
+   */
+  incrNow (key: string, cost: number, windowMs: number, limit: number): CounterState | undefined
   /** Where counts go now. */
   backend (): 'redis' | 'memory'
   close (): Promise<void>
@@ -55,7 +60,8 @@ const SLICE_COMMAND = 'tgRateLimitSlice'
 export function createCounterStore ({ redisUrl, log }: { redisUrl: string | undefined, log: Logger }): CounterStore {
   const memory = createMemoryCounters()
   if (redisUrl === undefined) {
-    return { incr: (key, cost, windowMs) => memory.incr(key, cost, windowMs), backend: () => 'memory', close: async () => {} }
+    const incr = (key: string, cost: number, windowMs: number): CounterState => memory.incr(key, cost, windowMs)
+    return { incr, incrNow: incr, backend: () => 'memory', close: async () => {} }
   }
   const redis = new Redis(redisUrl, {
     // Commands fail at once while disconnected instead of queueing behind a dead server.
@@ -108,6 +114,7 @@ export function createCounterStore ({ redisUrl, log }: { redisUrl: string | unde
         return memory.incr(key, cost, windowMs)
       })
     },
+    incrNow: (key, cost, windowMs, limit) => backend() === 'redis' ? leases.incrNow(key, cost, windowMs, limit) : memory.incr(key, cost, windowMs),
     backend,
     async close () {
       closing = true

@@ -33,6 +33,8 @@ export type Reserve = (key: string, amount: number, windowMs: number, perRequest
 export type Leases = {
   /** Synchronous when the lease covers the cost; rejects when a reservation the request had to wait for failed. */
   incr (key: string, cost: number, windowMs: number, limit: number): CounterState | Promise<CounterState>
+  /** The same when the lease answers without waiting (it covers the cost, or the window's budget is spent); otherwise undefined, and nothing counted. */
+  incrNow (key: string, cost: number, windowMs: number, limit: number): CounterState | undefined
 }
 
 type Lease = {
@@ -96,7 +98,7 @@ export function createLeases (reserve: Reserve, onBackgroundError: (err: Error) 
     return lease
   }
 
-  function incr (key: string, cost: number, windowMs: number, limit: number): CounterState | Promise<CounterState> {
+  function incrNow (key: string, cost: number, windowMs: number, limit: number): CounterState | undefined {
     const nowMs = Date.now()
     let lease = leases.get(key)
     // A lease waiting for its slice is kept: the answer says which window the slice is in.
@@ -115,9 +117,16 @@ export function createLeases (reserve: Reserve, onBackgroundError: (err: Error) 
       return { count: lease.shared - lease.left, ttlMs: Math.max(0, lease.endsAtMs - nowMs) }
     }
     if (lease.spent) return { count: lease.shared - lease.left + cost, ttlMs: Math.max(0, lease.endsAtMs - nowMs) }
-    const waited = lease.refill ?? refill(key, lease, cost, windowMs, limit, nowMs)
+    return undefined
+  }
+
+  function incr (key: string, cost: number, windowMs: number, limit: number): CounterState | Promise<CounterState> {
+    const now = incrNow(key, cost, windowMs, limit)
+    if (now !== undefined) return now
+    const lease = leases.get(key)!
+    const waited = lease.refill ?? refill(key, lease, cost, windowMs, limit, Date.now())
     return waited.then(() => incr(key, cost, windowMs, limit))
   }
 
-  return { incr }
+  return { incr, incrNow }
 }

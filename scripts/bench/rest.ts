@@ -16,7 +16,7 @@ import pg from 'pg'
 import { loadConfig } from '../../core/config.ts'
 import { POOL_MAX, preparedStatementPool } from '../../core/db/index.ts'
 import { createLogger } from '../../core/logger.ts'
-import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
+import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type LoadJob, type LoadResult } from './load-generator.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf, type ChainShape } from './rest/generate.ts'
 import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
@@ -24,8 +24,8 @@ import { runFloor } from './rest/floor.ts'
 import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
 import { startCpuMeter, type CpuUsage } from './cpu.ts'
 import { readInt } from './figures.ts'
-import { accessFigures, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
-import { startRestAccessServers } from './rest/access.ts'
+import { accessFigures, accessSlice, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
+import { startRestAccessServers, type RestAccessInstance } from './rest/access.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
@@ -128,12 +128,10 @@ async function measureAll (server: RestServer, load: LoadGenerator, pool: pg.Poo
 async function benchmarkAccess (bench: Awaited<ReturnType<typeof openBenchDatabase>>, load: LoadGenerator, endpoint: Endpoint, durationS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
   const access = await startRestAccessServers(bench.database)
   try {
-    const rounds = await measureAccessRounds(endpoint.name, access.instances, async (instance) => {
-      const job = { url: instance.url + endpoint.path, headers: instance.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
-      await load.run({ ...job, durationS: WARMUP_S })
-      const m = await load.run({ ...job, durationS })
-      if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
-      return m.reqPerS
+    const job = (instance: RestAccessInstance): LoadJob => ({ url: instance.url + endpoint.path, headers: instance.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: WARMUP_S })
+    const rounds = await measureAccessRounds(endpoint.name, access.instances, durationS, {
+      warm: async (instance) => { await load.run(job(instance)) },
+      measure: async (instance, sliceS) => accessSlice(instance.variant, await load.run({ ...job(instance), durationS: sliceS }))
     })
     return { figures: accessFigures(endpoint.path, rounds), skipped: access.skipped }
   } finally {

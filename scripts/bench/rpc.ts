@@ -8,7 +8,7 @@ import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
 import { startCpuMeter } from './cpu.ts'
 import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
-import { accessFigures, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
+import { accessFigures, accessSlice, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
 
 const DEFAULT_DURATION_S = 10
 // Lets connections, JIT and Geth's caches settle before anything is counted.
@@ -81,10 +81,10 @@ async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, dura
   const access = await startAccessInstances(gateway)
   try {
     const call: Call = { method: 'eth_blockNumber', params: [] }
-    const rounds = await measureAccessRounds(call.method, access.instances, async (instance) => {
-      const m = await measure(load, gateway.gethPid, instance.url, call, durationS)
-      if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${instance.variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
-      return m.reqPerS
+    const job = { body: rpcBody(call), connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
+    const rounds = await measureAccessRounds(call.method, access.instances, durationS, {
+      warm: async (instance) => { await load.run({ ...job, url: instance.url, durationS: WARMUP_S }) },
+      measure: async (instance, sliceS) => accessSlice(instance.variant, await load.run({ ...job, url: instance.url, durationS: sliceS }))
     })
     return { figures: accessFigures(call.method, rounds), skipped: access.skipped }
   } finally {

@@ -129,3 +129,16 @@ t.test('a client spending more than MAX_LEASE in LEASE_AHEAD_MS here gets slices
   while ((third = Number(await client.get(COUNTER_KEY_PREFIX + key)) - 2 * MAX_LEASE) === 0 && Date.now() < deadline) await sleep(5)
   t.ok(third >= slowest && third <= fastest, `${MAX_LEASE} requests in at most ${elapsedMs} ms: a third slice of ${third}, between ${slowest} and ${fastest}`)
 })
+
+t.test('incrNow answers what needs no waiting and counts nothing when it would have to wait', async (t) => {
+  const key = `test:${Date.now()}:now`
+  const limit = MAX_LEASE / LEASE_SHARE
+  t.equal(a.incrNow(key, 1, WINDOW_MS, limit), undefined, 'a client without a lease here: Redis must be asked')
+  t.equal(await client.get(COUNTER_KEY_PREFIX + key), null, 'and nothing was reserved for it')
+  t.equal((await a.incr(key, 1, WINDOW_MS, limit)).count, 1, 'incr waits for the first slice')
+  t.same(a.incrNow(key, 1, WINDOW_MS, limit)?.count, 2, 'the lease answers the next at once')
+  t.equal(a.incrNow(`test:${Date.now()}:exact-now`, 1, WINDOW_MS, 7), undefined, 'a limit counted exactly always waits for Redis')
+  const memory = createCounterStore({ redisUrl: undefined, log })
+  t.teardown(async () => await memory.close())
+  t.same(memory.incrNow(key, 3, WINDOW_MS, limit), { count: 3, ttlMs: WINDOW_MS }, 'in memory: always at once')
+})
