@@ -117,7 +117,7 @@ const VARIANT_WORDS: Record<AccessVariant, string> = {
 }
 
 /** An instance's measured time in a round is cut into this many slices, taken in turns with the others'. */
-export const ACCESS_SLICES = 5
+export const ACCESS_SLICES = 10
 
 /** What one slice of load answered. */
 export type AccessSlice = { requests: number, seconds: number }
