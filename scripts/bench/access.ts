@@ -15,7 +15,7 @@ import { createLogger } from '../../core/logger.ts'
 import { buildApp } from '../../plugins/index.ts'
 import { createApiKey } from '../../core/api-keys/store.ts'
 import type { BenchGateway } from './gateway.ts'
-import type { LoadResult } from './load-generator.ts'
+import { measureInTurns, type LoadResult } from './load-generator.ts'
 import { printTable } from './report.ts'
 import { median } from './figures.ts'
 
@@ -116,57 +116,39 @@ const VARIANT_WORDS: Record<AccessVariant, string> = {
   bare: 'limits off and metrics off'
 }
 
-/** An instance's measured time in a round is cut into this many slices, taken in turns with the others'. */
-export const ACCESS_SLICES = 10
-
-/** What one slice of load answered. */
-export type AccessSlice = { requests: number, seconds: number }
-
 export type AccessMeasure<I> = {
   /** Load to settle connections and JIT before anything is counted. */
   warm (instance: I): Promise<void>
-  measure (instance: I, durationS: number): Promise<AccessSlice>
+  measure (instance: I, durationS: number): Promise<LoadResult>
 }
 
 /**
  * ACCESS_ROUNDS rounds. In each, every instance is warmed, then measured for
- * `durationS` in ACCESS_SLICES slices taken in turns (A B C D A B C D ...),
- * and its figure is its requests over its seconds. On a 2-core machine
- * shared with Geth and the load generator, one instance measured twice in a
- * row of whole runs moved by up to a third: slices in turns put such drift on
- * every instance alike. Each round starts with the next instance, so that
- * none is always measured first.
+ * `durationS` in slices taken in turns (measureInTurns: the same instance in
+ * whole runs one after another moved by up to a third within a round). Each
+ * round starts with the next instance, so that none is always measured first.
  */
 export async function measureAccessRounds<I extends AccessInstance> (what: string, instances: I[], durationS: number, { warm, measure }: AccessMeasure<I>): Promise<AccessRound[]> {
-  const sliceS = Math.max(1, Math.round(durationS / ACCESS_SLICES))
   const rounds: AccessRound[] = []
   for (let round = 1; round <= ACCESS_ROUNDS; round++) {
     const order = instances.map((_, i) => instances[(i + round - 1) % instances.length]!)
-    console.error(`access round ${round}/${ACCESS_ROUNDS}: ${what}, ${ACCESS_SLICES} slices of ${sliceS} s per instance in turns (${order.map((i) => i.variant).join(', ')})`)
+    console.error(`access round ${round}/${ACCESS_ROUNDS}: ${what}, ${durationS} s per instance in slices taken in turns (${order.map((i) => i.variant).join(', ')})`)
     for (const instance of order) {
       console.error(`  warming ${instance.variant}: ${VARIANT_WORDS[instance.variant]}`)
       await warm(instance)
     }
-    const totals = new Map<I, AccessSlice>(order.map((instance) => [instance, { requests: 0, seconds: 0 }]))
-    for (let slice = 0; slice < ACCESS_SLICES; slice++) {
-      for (const instance of order) {
-        const { requests, seconds } = await measure(instance, sliceS)
-        const total = totals.get(instance)!
-        total.requests += requests
-        total.seconds += seconds
-      }
-    }
+    const results = await measureInTurns(order, durationS, async (instance, sliceS) => checked(instance.variant, await measure(instance, sliceS)))
     const measured: AccessRound = {}
-    for (const [instance, { requests, seconds }] of totals) measured[instance.variant] = requests / seconds
+    for (const [i, instance] of order.entries()) measured[instance.variant] = results[i]!.reqPerS
     rounds.push(measured)
   }
   return rounds
 }
 
-/** A slice's figures; a failed response under load stops the benchmark. */
-export function accessSlice (variant: AccessVariant, m: LoadResult): AccessSlice {
+/** A failed response under load stops the benchmark. */
+function checked (variant: AccessVariant, m: LoadResult): LoadResult {
   if (m.non200 + m.errors + m.sampleFailures > 0) throw new Error(`access ${variant}: ${m.non200} non-200, ${m.errors} errors, ${m.sampleFailures} bad samples; first: ${m.firstFailure ?? '?'}`)
-  return { requests: m.requests, seconds: m.requests / m.reqPerS }
+  return m
 }
 
 /** The rounds' req/s and the median ratios against their targets. */

@@ -2,6 +2,7 @@
 // kept for the whole benchmark, running one job at a time.
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { median } from './figures.ts'
 
 export type LoadJob = {
   url: string
@@ -27,7 +28,10 @@ export type LoadJob = {
 
 export type LoadResult = {
   requests: number
+  /** 200s a second. */
   reqPerS: number
+  /** What the run lasted, the time reqPerS is counted over. */
+  seconds: number
   p50Ms: number
   p99Ms: number
   non200: number
@@ -88,6 +92,7 @@ export function combineHalves (a: LoadResult, b: LoadResult): LoadResult {
   return {
     requests: a.requests + b.requests,
     reqPerS: (a.reqPerS + b.reqPerS) / 2,
+    seconds: a.seconds + b.seconds,
     p50Ms: (a.p50Ms + b.p50Ms) / 2,
     p99Ms: Math.max(a.p99Ms, b.p99Ms),
     non200: a.non200 + b.non200,
@@ -98,4 +103,45 @@ export function combineHalves (a: LoadResult, b: LoadResult): LoadResult {
     firstFailure: a.firstFailure ?? b.firstFailure,
     loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
   }
+}
+
+/**
+ * Slices of one job's load as one run: throughput over their whole time, the
+ * median of their medians and p99s, failures summed.
+ */
+export function combineSlices (slices: LoadResult[]): LoadResult {
+  const sum = (pick: (r: LoadResult) => number): number => slices.reduce((n, r) => n + pick(r), 0)
+  const seconds = sum((r) => r.seconds)
+  return {
+    requests: sum((r) => r.requests),
+    reqPerS: sum((r) => r.reqPerS * r.seconds) / seconds,
+    seconds,
+    p50Ms: median(slices.map((r) => r.p50Ms)),
+    p99Ms: median(slices.map((r) => r.p99Ms)),
+    non200: sum((r) => r.non200),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    sampled: sum((r) => r.sampled),
+    sampleFailures: sum((r) => r.sampleFailures),
+    firstFailure: slices.find((r) => r.firstFailure !== undefined)?.firstFailure,
+    loadGeneratorCores: sum((r) => r.loadGeneratorCores * r.seconds) / seconds
+  }
+}
+
+/** At most this many slices per job and round: a second each at the least. */
+export const MAX_SLICES = 10
+
+/**
+ * Each job's `durationS` of load cut into slices (up to MAX_SLICES, a second
+ * each at the least) taken in turns, A B C A B C ...: one combined result per
+ * job, in order. On a 2-core machine shared with what is measured, the same
+ * job run twice a minute apart moved by up to a third; in turns, such drift
+ * weighs on every job alike, so ratios between them hold still.
+ */
+export async function measureInTurns<T> (jobs: readonly T[], durationS: number, measure: (job: T, sliceS: number) => Promise<LoadResult>): Promise<LoadResult[]> {
+  const count = Math.max(1, Math.min(MAX_SLICES, Math.floor(durationS)))
+  const sliceS = Math.max(1, Math.round(durationS / count))
+  const slices = jobs.map(() => [] as LoadResult[])
+  for (let i = 0; i < count; i++) for (const [j, job] of jobs.entries()) slices[j]!.push(await measure(job, sliceS))
+  return slices.map(combineSlices)
 }

@@ -79,6 +79,7 @@ function summarise (latenciesMs: number[], statuses: Map<number, number>, sample
   return {
     requests: latenciesMs.length,
     reqPerS: ok / durationS,
+    seconds: durationS,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     non200: latenciesMs.length - ok,

@@ -24,7 +24,7 @@ import { runFloor } from './rest/floor.ts'
 import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
 import { startCpuMeter, type CpuUsage } from './cpu.ts'
 import { readInt } from './figures.ts'
-import { accessFigures, accessSlice, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
+import { accessFigures, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
 import { startRestAccessServers, type RestAccessInstance } from './rest/access.ts'
 
 const CONNECTIONS = 32
@@ -131,7 +131,7 @@ async function benchmarkAccess (bench: Awaited<ReturnType<typeof openBenchDataba
     const job = (instance: RestAccessInstance): LoadJob => ({ url: instance.url + endpoint.path, headers: instance.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: WARMUP_S })
     const rounds = await measureAccessRounds(endpoint.name, access.instances, durationS, {
       warm: async (instance) => { await load.run(job(instance)) },
-      measure: async (instance, sliceS) => accessSlice(instance.variant, await load.run({ ...job(instance), durationS: sliceS }))
+      measure: async (instance, sliceS) => await load.run({ ...job(instance), durationS: sliceS })
     })
     return { figures: accessFigures(endpoint.path, rounds), skipped: access.skipped }
   } finally {

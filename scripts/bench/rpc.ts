@@ -8,7 +8,7 @@ import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
 import { startCpuMeter } from './cpu.ts'
 import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
-import { accessFigures, accessSlice, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
+import { accessFigures, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
 
 const DEFAULT_DURATION_S = 10
 // Lets connections, JIT and Geth's caches settle before anything is counted.
@@ -84,7 +84,7 @@ async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, dura
     const job = { body: rpcBody(call), connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
     const rounds = await measureAccessRounds(call.method, access.instances, durationS, {
       warm: async (instance) => { await load.run({ ...job, url: instance.url, durationS: WARMUP_S }) },
-      measure: async (instance, sliceS) => accessSlice(instance.variant, await load.run({ ...job, url: instance.url, durationS: sliceS }))
+      measure: async (instance, sliceS) => await load.run({ ...job, url: instance.url, durationS: sliceS })
     })
     return { figures: accessFigures(call.method, rounds), skipped: access.skipped }
   } finally {

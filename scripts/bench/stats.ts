@@ -29,7 +29,7 @@ import { createLogger } from '../../core/logger.ts'
 import { addDailyStats, rebuildAndCompareDailyStats, takeOutDailyStats } from '../../core/stats/daily-stats.ts'
 import stats from '../../plugins/stats/index.ts'
 import { restV2 } from '../../plugins/rest/index.ts'
-import { startLoadGenerator, type LoadGenerator, type LoadResult } from './load-generator.ts'
+import { measureInTurns, startLoadGenerator, type LoadGenerator, type LoadJob, type LoadResult } from './load-generator.ts'
 import { printTable } from './report.ts'
 import { median, readInt } from './figures.ts'
 import { openBenchDatabase } from './rest/fill.ts'
@@ -78,16 +78,19 @@ async function routes (database: Database): Promise<Route[]> {
   ]
 }
 
-/** Every route once a round, the floor first each time, so that each ratio compares figures taken minutes apart at most. */
+/**
+ * Every route each round: each warmed, then all measured in slices taken in
+ * turns (measureInTurns), so that a route and the floor it is held to see
+ * the machine alike; a route's ratio is over the same round's floor.
+ */
 async function measureRoutes (load: LoadGenerator, url: string, list: Route[], rounds: number, durationS: number): Promise<RouteFigures[]> {
   const results = list.map(() => [] as LoadResult[])
+  const job = (route: Route): LoadJob => ({ url: url + route.path, headers: route.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, durationS: WARMUP_S })
   for (let round = 1; round <= rounds; round++) {
-    for (const [i, route] of list.entries()) {
-      console.error(`round ${round} of ${rounds}: ${route.name} (${WARMUP_S} + ${durationS} s)`)
-      const job = { url: url + route.path, headers: route.headers, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
-      await load.run({ ...job, durationS: WARMUP_S })
-      results[i]!.push(await load.run({ ...job, durationS }))
-    }
+    console.error(`round ${round} of ${rounds}: ${list.length} routes warmed (${WARMUP_S} s each), then ${durationS} s each in slices taken in turns`)
+    for (const route of list) await load.run(job(route))
+    const measured = await measureInTurns(list, durationS, async (route, sliceS) => await load.run({ ...job(route), durationS: sliceS }))
+    for (const [i, result] of measured.entries()) results[i]!.push(result)
   }
   const floor = results[0]!
   return list.map((route, i) => {

@@ -35,6 +35,7 @@ export async function runFloor (pool: pg.Pool, statements: Statement[], connecti
   return {
     requests: latenciesMs.length,
     reqPerS: latenciesMs.length / wallS,
+    seconds: wallS,
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     non200: 0,
