@@ -8,14 +8,12 @@ import type { Logger } from '../logger.ts'
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts'
 import { findApiKeyByHash, type ApiKeyRecord } from './store.ts'
 import { listenForKeyChanges } from './notify.ts'
-import type { ChannelListener } from '../db/listen.ts'
 
 /** Cached keys (known and unknown) before the oldest are dropped. */
 const MAX_ENTRIES = 100_000
 /** A backstop should a notice be lost with the connection still up. */
 const TRUSTED_MS = 60_000
 const TRUSTED_UNHEARD_MS = 1_000
-const RELISTEN_MS = 1_000
 
 export type ApiKeyLookup = {
   /** The live key, or why it is refused; synchronous when the key is cached (nearly always). */
@@ -40,31 +38,14 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
   const loading = new Map<string, Promise<ApiKeyRecord | undefined>>()
   // Bumped by every notice: a lookup that overlapped one does not cache what it read.
   let changes = 0
-  let listener: ChannelListener | undefined
-  let closed = false
-  let retry: NodeJS.Timeout | undefined
-
+  // Whether key changes are heard now; while not, cached keys are trusted for TRUSTED_UNHEARD_MS only.
+  let heard = true
   const forget = (hashHex: string): void => { changes++; cache.delete(hashHex) }
-  // listen() logs its own failures and never rejects.
-  const relisten = (): void => { retry = setTimeout(() => { listen().catch(() => {}) }, RELISTEN_MS) }
-  async function listen (): Promise<void> {
-    retry = undefined
-    if (closed) return
-    try {
-      listener = await listenForKeyChanges(o.databaseUrl, o.log, forget, () => {
-        listener = undefined
-        relisten()
-      })
-      if (closed) { await listener.close(); return }
-      // Whatever changed while nobody listened is read again.
-      changes++
-      cache.clear()
-    } catch (err) {
-      o.log.warn({ err: (err as Error).message }, 'cannot listen for API key changes; trying again')
-      relisten()
-    }
-  }
-  await listen()
+  const listener = await listenForKeyChanges(o.databaseUrl, o.log, forget, {
+    onLost: () => { heard = false },
+    // Whatever changed while nobody listened is read again.
+    onMissed: () => { heard = true; changes++; cache.clear() }
+  })
 
   async function load (hashHex: string, hash: Buffer): Promise<ApiKeyRecord | undefined> {
     const seen = changes
@@ -87,7 +68,7 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
     }
     const now = Date.now()
     const entry = cache.get(hashHex)
-    if (entry !== undefined && now - entry.loadedAtMs < (listener === undefined ? TRUSTED_UNHEARD_MS : TRUSTED_MS)) return verdict(entry.record, now)
+    if (entry !== undefined && now - entry.loadedAtMs < (heard ? TRUSTED_MS : TRUSTED_UNHEARD_MS)) return verdict(entry.record, now)
     let pending = loading.get(hashHex)
     if (pending === undefined) {
       const loadingHash = hashHex
@@ -99,10 +80,6 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
 
   return {
     find,
-    async close () {
-      closed = true
-      clearTimeout(retry)
-      await listener?.close()
-    }
+    close: async () => await listener.close()
   }
 }

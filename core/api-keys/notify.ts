@@ -4,7 +4,7 @@
 // revocation holds everywhere as soon as PostgreSQL delivers it (milliseconds).
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
-import { listenOnChannel, type ChannelListener } from '../db/listen.ts'
+import { hearChannel, type ChannelListener } from '../db/listen.ts'
 
 const CHANNEL = 'tg_api_keys_changed'
 
@@ -13,7 +13,11 @@ export async function announceKeyChange (trx: Knex | Knex.Transaction, keyHash: 
   await trx.raw('select pg_notify(?, ?)', [CHANNEL, keyHash.toString('hex')])
 }
 
-/** Calls `onChange(hashHex)` for every key change; `onEnd` when the connection is lost (then forget every cached key). */
-export async function listenForKeyChanges (databaseUrl: string, log: Logger, onChange: (hashHex: string) => void, onEnd: () => void): Promise<ChannelListener> {
-  return await listenOnChannel({ databaseUrl, channel: CHANNEL, log, what: 'API key changes', onPayload: onChange, onEnd })
+/**
+ * Calls `onChange(hashHex)` for every key change, listening again whenever the
+ * connection is lost: `onLost` when it is (nothing is heard meanwhile),
+ * `onMissed` once it listens again (changes made meanwhile were missed).
+ */
+export async function listenForKeyChanges (databaseUrl: string, log: Logger, onChange: (hashHex: string) => void, { onLost, onMissed }: { onLost: () => void, onMissed: () => void }): Promise<ChannelListener> {
+  return await hearChannel({ databaseUrl, channel: CHANNEL, log, what: 'API key changes', onPayload: onChange, onLost, onMissed })
 }

@@ -57,6 +57,8 @@ export const RELISTEN_MS = 1_000
 export type ChannelHearingOptions = Omit<ListenOptions, 'onEnd'> & {
   /** Listening again after the connection was lost or could not be opened: notices sent meanwhile were missed. */
   onMissed: () => void
+  /** The connection was lost or could not be opened: nothing is heard until onMissed. */
+  onLost?: () => void
 }
 
 /**
@@ -71,6 +73,7 @@ export async function hearChannel (o: ChannelHearingOptions): Promise<ChannelLis
   let missed = false
   const again = (): void => {
     missed = true
+    o.onLost?.()
     retry = setTimeout(() => { listen().catch(() => {}) }, RELISTEN_MS)
   }
   async function listen (): Promise<void> {

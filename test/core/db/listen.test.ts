@@ -55,7 +55,8 @@ t.test('hearChannel() listens again after its connection is lost, and says notic
   const databaseUrl = await createTestDatabase(t)
   const payloads: string[] = []
   const missed = { count: 0 }
-  const hearing = await hearChannel({ databaseUrl, channel: 'tg_test', log, what: 'a test channel', onPayload: (p) => payloads.push(p), onMissed: () => { missed.count++ } })
+  const events: string[] = []
+  const hearing = await hearChannel({ databaseUrl, channel: 'tg_test', log, what: 'a test channel', onPayload: (p) => payloads.push(p), onMissed: () => { missed.count++; events.push('missed') }, onLost: () => events.push('lost') })
   t.teardown(async () => await hearing.close())
   const client = await openClient(t, databaseUrl)
   const listening = async () => (await client.query("select pid from pg_stat_activity where query = 'listen tg_test' and datname = current_database()")).rows.map((r) => r.pid as number)
@@ -64,6 +65,7 @@ t.test('hearChannel() listens again after its connection is lost, and says notic
   await client.query('select pg_terminate_backend($1)', [first])
   for (let i = 0; i < 150 && missed.count === 0; i++) await sleep(20)
   t.equal(missed.count, 1, 'told once it listens again')
+  t.same(events, ['lost', 'missed'], 'told when the connection was lost, then when it listens again')
   t.not((await listening())[0], first)
   await client.query("select pg_notify('tg_test', 'after')")
   for (let i = 0; i < 100 && payloads.length === 0; i++) await sleep(20)
@@ -75,7 +77,9 @@ t.test('hearChannel() listens again after its connection is lost, and says notic
 
 t.test('hearChannel() that cannot connect resolves and keeps trying until closed', async (t) => {
   const missed = { count: 0 }
-  const hearing = await hearChannel({ databaseUrl: 'postgres://u:p@127.0.0.1:1/x', channel: 'tg_test', log, what: 'a test channel', onPayload: () => {}, onMissed: () => { missed.count++ } })
+  let lost = 0
+  const hearing = await hearChannel({ databaseUrl: 'postgres://u:p@127.0.0.1:1/x', channel: 'tg_test', log, what: 'a test channel', onPayload: () => {}, onMissed: () => { missed.count++ }, onLost: () => { lost++ } })
+  t.equal(lost, 1, 'told it is not listening before it resolves')
   await sleep(RELISTEN_MS + 200)
   await hearing.close()
   t.equal(missed.count, 0, 'never listened: nothing to have missed from')
