@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { Config } from '../../core/config.ts'
 import { createCounterStore } from '../../core/rate-limit/counters.ts'
 import { clientBucket } from '../../core/net/client-bucket.ts'
-import { costedKey, counterStoreClass } from './counter-store.ts'
 import { refuseOverLimit, type AccessChannel } from '../auth/channel.ts'
+import { costedKey, counterStoreClass } from './counter-store.ts'
 import { rpcCost, rpcIds } from './rpc-items.ts'
 
 declare module 'fastify' {

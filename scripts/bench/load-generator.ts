@@ -87,22 +87,9 @@ async function runOne (child: ChildProcess, job: LoadJob): Promise<LoadResult> {
   return answer.result
 }
 
-/** Two halves as one: throughput and median averaged, the worse p99 kept, failures summed. */
+/** Two halves as one: combineSlices', but the worse p99 kept. */
 export function combineHalves (a: LoadResult, b: LoadResult): LoadResult {
-  return {
-    requests: a.requests + b.requests,
-    reqPerS: (a.reqPerS + b.reqPerS) / 2,
-    seconds: a.seconds + b.seconds,
-    p50Ms: (a.p50Ms + b.p50Ms) / 2,
-    p99Ms: Math.max(a.p99Ms, b.p99Ms),
-    non200: a.non200 + b.non200,
-    errors: a.errors + b.errors,
-    timeouts: a.timeouts + b.timeouts,
-    sampled: a.sampled + b.sampled,
-    sampleFailures: a.sampleFailures + b.sampleFailures,
-    firstFailure: a.firstFailure ?? b.firstFailure,
-    loadGeneratorCores: (a.loadGeneratorCores + b.loadGeneratorCores) / 2
-  }
+  return { ...combineSlices([a, b]), p99Ms: Math.max(a.p99Ms, b.p99Ms) }
 }
 
 /**

@@ -18,8 +18,9 @@ const PROBE_EVERY_MS = 250
 const MS_PER_S = 1000
 /**
  * knex's pool and the prepared statements' pool (10 each), the indexer lock,
- * three LISTEN connections and this scenario's own: more after the restart
- * means something opened connections it did not close.
+ * four LISTEN connections (commits, API keys, address names, verifications)
+ * and this scenario's own: more after the restart means something opened
+ * connections it did not close.
  */
 const MAX_CONNECTIONS_AFTER = 30
 
