@@ -8,6 +8,7 @@ import type { Config } from '../core/config.ts'
 import type { Logger } from '../core/logger.ts'
 import { bindDatabaseToChain, openDatabase, type Database } from '../core/db/index.ts'
 import { createGethNode, type GethNode } from '../geth/node.ts'
+import { ensureDataDir } from '../core/fs/data-dir.ts'
 
 export type AppResources = Readonly<{ database: Database, node: GethNode }>
 
@@ -18,6 +19,7 @@ export type OpenResourcesOptions = {
 }
 
 export async function openResources (config: Config, { log, signal }: OpenResourcesOptions): Promise<AppResources> {
+  await ensureDataDir(config.dataDir)
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log: log.child({ name: 'db' }) })
   let node: GethNode | undefined
   try {

