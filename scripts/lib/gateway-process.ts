@@ -1,4 +1,5 @@
-// The real gateway (`node --import tsx scripts/start.ts`) as a child process,
+// The real gateway (`node --import tsx scripts/start.ts`, or its compiled
+// dist/scripts/start.js) as a child process,
 // for tests and the proof suites (fuzz, faults) that kill it or watch its
 // memory: its JSON log lines are parsed, its URL is read from the "serving"
 // line, and teardown kills it and anything it left running.
@@ -37,13 +38,16 @@ export type GatewayProcess = {
 
 export type GatewayProcessOptions = {
   servingTimeoutMs?: number
-  /** Node flags after `--import tsx`, before the entry (`--expose-gc`, another `--import`). */
+  /** Node flags before the entry (`--expose-gc`, another `--import`); after `--import tsx` for the sources. */
   nodeArgs?: string[]
+  /** The sources through tsx (the default), or dist/ as `npm start` serves it (compiled beforehand). */
+  entry?: 'source' | 'compiled'
 }
 
 /** Starts the gateway with the test's environment plus `env`, and resolves once it serves. */
-export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [] }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'scripts/start.ts'], {
+export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source' }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+  const args = entry === 'source' ? ['--import', 'tsx', ...nodeArgs, 'scripts/start.ts'] : [...nodeArgs, 'dist/scripts/start.js']
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     // info: the "serving" line carries the URL.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
