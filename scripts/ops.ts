@@ -29,9 +29,10 @@ if (command.name === 'help') {
 
 const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 let config: Config
-const { loadConfig } = await import('../core/config.ts')
+const [{ loadConfig }, { withServiceEnvironment }] = await Promise.all([import('../core/config.ts'), import('./ops/service-env.ts')])
 try {
-  config = loadConfig()
+  // Without DATA_DIR, the installed service's settings (install-service's environment file).
+  config = loadConfig((await withServiceEnvironment(process.env)).env)
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)

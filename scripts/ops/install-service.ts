@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 export const SERVICE_NAME = 'testnet-gateway'
 const DEFAULT_USER = 'testnet'
 const DEFAULT_DATA_DIR = '/var/lib/testnet-gateway'
-const DEFAULT_UNIT_FILE = `/etc/systemd/system/${SERVICE_NAME}.service`
-const DEFAULT_ENV_FILE = `/etc/${SERVICE_NAME}/${SERVICE_NAME}.env`
+export const DEFAULT_UNIT_FILE = `/etc/systemd/system/${SERVICE_NAME}.service`
+export const DEFAULT_ENV_FILE = `/etc/${SERVICE_NAME}/${SERVICE_NAME}.env`
 /** scripts/start.ts gives shutdown 30 s before it exits anyway; systemd must wait longer, or it kills Geth mid-flush. */
 export const STOP_TIMEOUT_S = 45
 /** Geth's database, PostgreSQL and every WebSocket subscriber each hold descriptors. */
