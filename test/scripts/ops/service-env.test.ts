@@ -7,6 +7,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findEnvironmentFile, parseEnvironmentFile, withServiceEnvironment } from '../../../scripts/ops/service-env.ts'
+import { renderServiceFiles } from '../../../scripts/ops/install-service.ts'
 
 const dir = await mkdtemp(join(tmpdir(), 'tg-service-env-'))
 t.teardown(async () => await rm(dir, { recursive: true, force: true }))
@@ -24,6 +25,14 @@ t.test('findEnvironmentFile() takes the unit\'s EnvironmentFile=, optional ("-")
   t.equal(findEnvironmentFile('[Service]\nEnvironmentFile=/etc/a.env\n'), '/etc/a.env')
   t.equal(findEnvironmentFile('[Service]\nEnvironmentFile=-/etc/b.env\n'), '/etc/b.env')
   t.equal(findEnvironmentFile('[Service]\nUser=x\n'), undefined)
+})
+
+t.test('install-service\'s own files are read back: DATA_DIR and the service\'s caches', async (t) => {
+  const files = renderServiceFiles({ user: 'testnet', dataDir: '/var/lib/testnet-gateway', cacheDir: '/var/cache/testnet-gateway', gethBin: '/usr/local/lib/testnet-gateway/geth', envFile, checkout: '/opt/testnet-gateway', node: '/usr/bin/node' })
+  t.equal(findEnvironmentFile(files.unit), envFile)
+  const env = Object.fromEntries(parseEnvironmentFile(files.env))
+  t.equal(env.DATA_DIR, '/var/lib/testnet-gateway')
+  t.equal(env.GETH_BIN, '/usr/local/lib/testnet-gateway/geth')
 })
 
 t.test('withServiceEnvironment(): without DATA_DIR the unit\'s environment file fills what the shell leaves unset', async (t) => {
