@@ -26,6 +26,14 @@ export type FindGethOptions = {
 
 /** `GETH_BIN`, then `geth` on PATH if it is 1.13, then the cache, then a build. */
 export async function findGeth ({ bin, cacheDir, log, env, signal }: FindGethOptions): Promise<string> {
+  const found = await findBuiltGeth({ bin, cacheDir, log, env })
+  if (found !== undefined) return found
+  await buildGeth({ cacheDir, log, env, signal })
+  return cachedGethPath(cacheDir)
+}
+
+/** What findGeth finds without building: undefined when only a build would do (install-service copies what it finds). */
+export async function findBuiltGeth ({ bin, cacheDir, log, env }: Omit<FindGethOptions, 'signal'>): Promise<string | undefined> {
   if (bin !== undefined) {
     const version = await readGethVersion(bin)
     if (version === undefined) throw new GethNotFoundError(`GETH_BIN=${bin} does not run as geth`)
@@ -35,9 +43,7 @@ export async function findGeth ({ bin, cacheDir, log, env, signal }: FindGethOpt
   const onPath = await findOnPath('geth', env.PATH ?? '')
   if (onPath !== undefined && (await readGethVersion(onPath))?.startsWith('1.13.')) return onPath
   const cached = cachedGethPath(cacheDir)
-  if (await isExecutable(cached)) return cached
-  await buildGeth({ cacheDir, log, env, signal })
-  return cached
+  return await isExecutable(cached) ? cached : undefined
 }
 
 export function cachedGethPath (cacheDir: string): string {

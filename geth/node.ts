@@ -36,10 +36,12 @@ export type GethNodeOptions = {
   signal?: AbortSignal | undefined
   /** For the supervisor's restart backoff and the sealer watchdog: real timers unless a test fakes them. */
   clock?: Clock
+  /** Which node config.geth.rpcUrl is, for the log, when it is not GETH_RPC_URL's (ops: a running gateway's). */
+  externalNode?: string
 }
 
-export async function createGethNode ({ config, log, signal, clock }: GethNodeOptions): Promise<GethNode> {
-  if (config.geth.rpcUrl !== undefined) return createExternalNode(config, config.geth.rpcUrl, log)
+export async function createGethNode ({ config, log, signal, clock, externalNode = 'the node at GETH_RPC_URL' }: GethNodeOptions): Promise<GethNode> {
+  if (config.geth.rpcUrl !== undefined) return createExternalNode(config, config.geth.rpcUrl, log, externalNode)
   const gethDir = join(config.dataDir, 'geth')
   await mkdir(gethDir, { recursive: true })
   const bin = await findGeth({ bin: config.geth.bin, cacheDir: config.geth.cacheDir, log, env: config.childEnv, signal })
@@ -79,7 +81,7 @@ export async function createGethNode ({ config, log, signal, clock }: GethNodeOp
   }
 }
 
-function createExternalNode (config: Config, url: string, log: Logger): GethNode {
+function createExternalNode (config: Config, url: string, log: Logger, name: string): GethNode {
   const rpc = createRpcClient({ url, timeoutMs: config.rpcProxy.timeoutMs })
   return {
     rpc,
@@ -93,7 +95,7 @@ function createExternalNode (config: Config, url: string, log: Logger): GethNode
         throw new GethStartFailedError((err as Error).message)
       }
       await checkChainId(rpc, config.chainId)
-      log.info({ rpc: url, ws: config.geth.wsUrl }, 'using the node at GETH_RPC_URL')
+      log.info({ rpc: url, ws: config.geth.wsUrl }, `using ${name}`)
     },
     stop: () => rpc.close()
   }

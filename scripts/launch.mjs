@@ -86,7 +86,13 @@ export function build (fingerprint) {
 export function buildIfStale () {
   const fingerprint = sourceFingerprint()
   if (builtFingerprint() === fingerprint) return false
-  build(fingerprint)
+  try {
+    build(fingerprint)
+  } catch (err) {
+    // A service whose sandbox keeps the checkout read-only, after an update.
+    if (['EACCES', 'EPERM', 'EROFS'].includes(err.code)) throw new Error(`dist/ was compiled from other sources, and this user may not write ${ROOT}: run \`npm run build\` there as its owner (after every update), then start again`)
+    throw err
+  }
   return true
 }
 

@@ -29,9 +29,10 @@ if (command.name === 'help') {
 
 const out = (line: string): void => { process.stdout.write(`${line}\n`) }
 let config: Config
-const { loadConfig } = await import('../core/config.ts')
+const [{ loadConfig }, { withServiceEnvironment }] = await Promise.all([import('../core/config.ts'), import('./ops/service-env.ts')])
 try {
-  config = loadConfig()
+  // Without DATA_DIR, the installed service's settings (install-service's environment file).
+  config = loadConfig((await withServiceEnvironment(process.env)).env)
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`)
   process.exit(EXIT_FAILED)
@@ -42,7 +43,10 @@ try {
   if (command.name === 'graphql') process.exit(await (await import('./ops/graphql.ts')).runGraphqlSwitch(config, command.enabled, out))
   if (command.name === 'explorer-env') process.exit((await import('./ops/explorer-env.ts')).runExplorerEnv(config, command, out))
   if (command.name === 'status') process.exit(await (await import('./ops/status.ts')).runStatus(config, command.json, out))
-  if (command.name === 'install-service') process.exit(await (await import('./ops/install-service.ts')).runInstallService(command, out))
+  if (command.name === 'install-service') {
+    const [{ default: pino }, { runInstallService }] = await Promise.all([import('pino'), import('./ops/install-service.ts')])
+    process.exit(await runInstallService(command, config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out))
+  }
   // Restore starts embedded PostgreSQL itself and Geth not at all (geth init and import run on their own).
   if (command.name === 'restore') {
     const [{ default: pino }, { runRestore }] = await Promise.all([import('pino'), import('./ops/restore.ts')])

@@ -11,10 +11,10 @@ const BLOCKS_PER_BATCH = 100
 
 export type ChainBackup = { head: number, hash: string }
 
-export async function exportChain (rpc: RpcClient, file: string, signal?: AbortSignal): Promise<ChainBackup> {
+export async function exportChain (rpc: RpcClient, file: string, signal?: AbortSignal, fileMode = 0o600): Promise<ChainBackup> {
   const block = await rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false], signal)
   const head = Number(block.number)
-  const out = createWriteStream(file)
+  const out = createWriteStream(file, { mode: fileMode })
   try {
     for (let from = 0; from <= head; from += BLOCKS_PER_BATCH) {
       signal?.throwIfAborted()

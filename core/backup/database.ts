@@ -20,7 +20,8 @@ export type DatabaseBackup = {
   indexHead: number | null
 }
 
-export async function backupDatabase (url: string, dir: string): Promise<DatabaseBackup> {
+/** Each table's file is made with fileMode (the caller's choice: backups are private). */
+export async function backupDatabase (url: string, dir: string, fileMode = 0o600): Promise<DatabaseBackup> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -28,7 +29,7 @@ export async function backupDatabase (url: string, dir: string): Promise<Databas
     const tables = await listTables(client)
     const counts: Record<string, number> = {}
     for (const table of tables) {
-      await pipeline(client.query(copyTo(`copy ${quote(table)} to stdout`)), createWriteStream(join(dir, `${table}.copy`)))
+      await pipeline(client.query(copyTo(`copy ${quote(table)} to stdout`)), createWriteStream(join(dir, `${table}.copy`), { mode: fileMode }))
       counts[table] = Number((await client.query(`select count(*) as n from ${quote(table)}`)).rows[0].n)
     }
     const migrations = (await client.query('select name from knex_migrations order by id')).rows.map((r: { name: string }) => r.name)

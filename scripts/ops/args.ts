@@ -17,7 +17,7 @@ export type OpsCommand =
   | { name: 'faucet', address: string, amount: string | undefined }
   | { name: 'backup', dir: string }
   | { name: 'restore', dir: string }
-  | { name: 'install-service', user: string | undefined, dataDir: string | undefined, unitFile: string | undefined, envFile: string | undefined }
+  | { name: 'install-service', user: string | undefined, dataDir: string | undefined, cacheDir: string | undefined, gethDir: string | undefined, unitFile: string | undefined, envFile: string | undefined }
   | KeysCommand
   | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
   | { name: 'stats-rebuild' }
@@ -29,6 +29,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   user: { type: 'string' },
   'data-dir': { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'geth-dir': { type: 'string' },
   'unit-file': { type: 'string' },
   'environment-file': { type: 'string' },
   label: { type: 'string' },
@@ -46,6 +48,8 @@ type Values = {
   json?: boolean,
   user?: string,
   'data-dir'?: string,
+  'cache-dir'?: string,
+  'geth-dir'?: string,
   'unit-file'?: string,
   'environment-file'?: string,
   label?: string,
@@ -63,7 +67,7 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   graphql: [],
   status: ['json'],
   faucet: [],
-  'install-service': ['user', 'data-dir', 'unit-file', 'environment-file'],
+  'install-service': ['user', 'data-dir', 'cache-dir', 'geth-dir', 'unit-file', 'environment-file'],
   backup: [],
   restore: [],
   // keys checks which of these each of its actions takes (keys-args.ts).
@@ -129,7 +133,7 @@ function parseCommand (name: OpsCommandName, rest: string[], values: Values): Op
       return { name, dir: rest[0]! }
     case 'install-service':
       args(0, 0, 'no arguments')
-      return { name, user: values.user, dataDir: values['data-dir'], unitFile: values['unit-file'], envFile: values['environment-file'] }
+      return { name, user: values.user, dataDir: values['data-dir'], cacheDir: values['cache-dir'], gethDir: values['geth-dir'], unitFile: values['unit-file'], envFile: values['environment-file'] }
     case 'keys':
       return parseKeysArgs(rest, values)
     case 'explorer-env':

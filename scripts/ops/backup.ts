@@ -2,9 +2,11 @@
 // instance. The database first (one snapshot, core/backup/database.ts), then
 // the chain up to the node's head at that moment (core/backup/chain.ts), so the
 // chain always reaches the index; then the keys, genesis and config.json, and
-// a manifest saying what was taken.
-import { cp, mkdir, readdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+// a manifest saying what was taken. Everything is private to the user who
+// backs up (files 0600, directories 0700): the tables hold the API keys' hashes
+// and their usage, and files/ the signer's and the faucet's keys.
+import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import type { Config } from '../../core/config.ts'
 import { pathExists } from '../../core/fs/path-exists.ts'
 import { backupDatabase } from '../../core/backup/database.ts'
@@ -25,18 +27,26 @@ export type BackupManifest = {
   migrations: string[]
 }
 
+export const BACKUP_FILE_MODE = 0o600
+export const BACKUP_DIR_MODE = 0o700
+
 export async function runBackup ({ ops, out, signal }: OpsCommandContext, config: Config, dir: string): Promise<number> {
-  await mkdir(dir, { recursive: true })
+  await mkdir(dirname(dir), { recursive: true })
+  await mkdir(dir, { recursive: true, mode: BACKUP_DIR_MODE })
   if ((await readdir(dir)).length > 0) throw new Error(`${dir} is not empty: back up into a new or empty directory`)
+  // An empty directory made beforehand keeps its own mode otherwise.
+  await chmod(dir, BACKUP_DIR_MODE)
   out(`backup: ${ops.source}`)
-  await mkdir(join(dir, 'database'))
-  const database = await backupDatabase(ops.databaseUrl, join(dir, 'database'))
-  const chain = await exportChain(ops.rpc, join(dir, 'chain.rlp'), signal)
+  await mkdir(join(dir, 'database'), { mode: BACKUP_DIR_MODE })
+  const database = await backupDatabase(ops.databaseUrl, join(dir, 'database'), BACKUP_FILE_MODE)
+  const chain = await exportChain(ops.rpc, join(dir, 'chain.rlp'), signal, BACKUP_FILE_MODE)
   const signers = await ops.rpc.call<string[]>('clique_getSigners', ['latest']).catch(() => [])
-  await mkdir(join(dir, 'files'))
+  await mkdir(join(dir, 'files'), { mode: BACKUP_DIR_MODE })
   for (const name of INSTANCE_FILES) {
     if (await pathExists(join(config.dataDir, name))) await cp(join(config.dataDir, name), join(dir, 'files', name), { recursive: true, preserveTimestamps: true })
   }
+  // cp keeps the modes DATA_DIR had (genesis.json, config.json and keystore/ are not private there).
+  await restrictModes(join(dir, 'files'))
   const manifest: BackupManifest = {
     version: PACKAGE_VERSION,
     created_at: new Date().toISOString(),
@@ -45,10 +55,19 @@ export async function runBackup ({ ops, out, signal }: OpsCommandContext, config
     tables: database.tables,
     migrations: database.migrations
   }
-  await writeFile(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n')
+  await writeFile(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: BACKUP_FILE_MODE })
   out(`chain: blocks 0..${chain.head} (head ${chain.hash}) read from the node into chain.rlp (geth export's format)`)
   out(`database: ${Object.keys(database.tables).length} tables, ${Object.values(database.tables).reduce((a, b) => a + b, 0)} rows copied in one snapshot (index head ${manifest.index_head ?? 'none'})`)
   out(`keys, genesis and settings: ${INSTANCE_FILES.join(', ')}`)
   out(`backup written to ${dir}`)
   return 0
+}
+
+async function restrictModes (dir: string): Promise<void> {
+  await chmod(dir, BACKUP_DIR_MODE)
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) await restrictModes(path)
+    else await chmod(path, BACKUP_FILE_MODE)
+  }
 }

@@ -38,7 +38,11 @@ export async function openOpsContext (config: Config, log: Logger): Promise<OpsC
   try {
     const database = await openDatabase({ url: databaseUrl, dataDir: config.dataDir, log: log.child({ name: 'db' }), poolMax: OPS_POOL_MAX })
     closers.push(database.close)
-    const node = await createGethNode({ config: { ...config, geth: { ...config.geth, rpcUrl: gethRpcUrl } }, log: log.child({ name: 'geth' }) })
+    const node = await createGethNode({
+      config: { ...config, geth: { ...config.geth, rpcUrl: gethRpcUrl } },
+      log: log.child({ name: 'geth' }),
+      ...(config.geth.rpcUrl === undefined && gateway !== undefined ? { externalNode: `the node of the gateway running on DATA_DIR (pid ${gateway.pid}, endpoints.json)` } : {})
+    })
     await node.start()
     closers.push(node.stop)
     // The same guard as the gateway's: never compare or write one chain's index against another chain.

@@ -25,13 +25,17 @@ export const COMMAND_USAGE = {
       faucet account, wait until mined, print the transaction hash. An
       operator's send: no cooldown, nothing charged. Serialised with the
       gateway's own faucet sends, so nonces never collide.`,
-  'install-service': `install-service [--user U] [--data-dir D] [--unit-file F] [--environment-file E]
-      Write a systemd unit (default /etc/systemd/system/testnet-gateway.service)
+  'install-service': `install-service [--user U] [--data-dir D] [--cache-dir C] [--geth-dir G] [--unit-file F] [--environment-file E]
+      Write a sandboxed systemd unit (default /etc/systemd/system/testnet-gateway.service)
       and its environment file (default /etc/testnet-gateway/testnet-gateway.env)
       running this checkout's gateway as user U (default testnet) on data
-      directory D (default /var/lib/testnet-gateway), and print the commands
-      that create the user and enable the service. (Not --env-file: Node 20
-      takes that flag for itself wherever it appears on the command line.)`,
+      directory D (default /var/lib/testnet-gateway) with its caches in C
+      (default /var/cache/testnet-gateway); copy the Geth found (GETH_BIN, PATH
+      or the cache npm run geth:install builds into) into G (default
+      /usr/local/lib/testnet-gateway) for the service to run, and print the
+      commands that create the user and directories and enable the service.
+      (Not --env-file: Node 20 takes that flag for itself wherever it appears
+      on the command line.)`,
   backup: `backup <dir>
       A consistent backup of a running or stopped instance into a new or empty
       directory: every database table copied in one snapshot, then the chain's

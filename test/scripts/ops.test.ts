@@ -11,6 +11,9 @@ import { ENDPOINTS_FILE, readEndpoints } from '../../core/endpoints.ts'
 import { createTestChainFiles } from '../support/chain.ts'
 import { sealBlocks, writeFundedAlloc } from '../support/blocks.ts'
 import { runOps, startGatewayProcess, waitFor, type OpsResult } from '../support/gateway-process.ts'
+import { loadConfig } from '../../core/config.ts'
+import { withServiceEnvironment } from '../../scripts/ops/service-env.ts'
+import { runStatus } from '../../scripts/ops/status.ts'
 
 const chain = await createTestChainFiles(t)
 const { wallets, allocFile } = await writeFundedAlloc(t, 4)
@@ -80,6 +83,21 @@ t.test('status reports the running gateway: chain, head, signer, indexer, databa
   t.match(report.geth_version, /^Geth\/v1\.13\.15/)
 })
 
+t.test('status without DATA_DIR finds the installed service\'s gateway through its unit\'s environment file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tg-ops-service-'))
+  t.teardown(async () => await rm(dir, { recursive: true, force: true }))
+  const unitFile = join(dir, 'testnet-gateway.service')
+  const envFile = join(dir, 'testnet-gateway.env')
+  await writeFile(unitFile, `[Service]\nEnvironmentFile=${envFile}\n`)
+  await writeFile(envFile, `# as install-service writes it\nDATA_DIR=${chain.dataDir}\nHOST=0.0.0.0\n`)
+  const shell = { ...process.env, ...env, DATA_DIR: '' }
+  const config = loadConfig((await withServiceEnvironment(shell, { unitFile, envFile: join(dir, 'absent.env') })).env)
+  t.equal(config.dataDir, chain.dataDir)
+  const lines: string[] = []
+  t.equal(await runStatus(config, false, (line) => lines.push(line)), 0, lines.join('\n'))
+  t.match(lines.join('\n'), `gateway running on ${chain.dataDir} (pid ${gateway.pid})`)
+})
+
 t.test('faucet <address> [amount] sends from the faucet account and prints the mined transaction', async (t) => {
   const to = '0x00000000000000000000000000000000000fa0ce'
   const result = await ops('faucet', to, '2.5')
@@ -106,9 +124,11 @@ t.test('graphql off on a running gateway says a restart is needed, and status sh
 })
 
 t.test('verify-index finds no mismatch on the running gateway\'s index', async (t) => {
-  const result = await ops('verify-index')
+  const result = await runOps(['verify-index'], { ...env, LOG_LEVEL: 'info' })
   t.equal(result.exitCode, 0, result.stderr)
   t.match(result.stdout, `node: the gateway's (pid ${gateway.pid}, endpoints.json)`)
+  t.match(result.stderr, `using the node of the gateway running on DATA_DIR (pid ${gateway.pid}, endpoints.json)`)
+  t.notMatch(result.stderr, 'GETH_RPC_URL', 'which is unset')
   t.match(result.stdout, `verified blocks 0..${head} (${head + 1} blocks): no mismatches`)
   t.same(mismatchLines(result), [])
 })
@@ -116,9 +136,10 @@ t.test('verify-index finds no mismatch on the running gateway\'s index', async (
 t.test('verify-index with GETH_RPC_URL and DATABASE_URL needs nothing from DATA_DIR', async (t) => {
   const empty = await mkdtemp(join(tmpdir(), 'tg-ops-'))
   t.teardown(async () => await rm(empty, { recursive: true, force: true }))
-  const result = await runOps(['verify-index'], { DATA_DIR: empty, GETH_RPC_URL: endpoints.geth_rpc_url, DATABASE_URL: endpoints.database_url })
+  const result = await runOps(['verify-index'], { DATA_DIR: empty, GETH_RPC_URL: endpoints.geth_rpc_url, DATABASE_URL: endpoints.database_url, LOG_LEVEL: 'info' })
   t.equal(result.exitCode, 0, result.stderr)
   t.match(result.stdout, 'node: GETH_RPC_URL; database: DATABASE_URL')
+  t.match(result.stderr, 'using the node at GETH_RPC_URL')
   const nothing = await runOps(['verify-index'], { DATA_DIR: empty, GETH_RPC_URL: '', DATABASE_URL: '' })
   t.equal(nothing.exitCode, 1)
   t.match(nothing.stderr, 'GW_ERR_OPS_DATA_DIR_EMPTY')

@@ -19,7 +19,8 @@ t.test('parseOpsArgs() reads the commands and their block numbers', async (t) =>
   const address = '0x000000000000000000000000000000000000dEaD'
   t.same(parseOpsArgs(['faucet', address]), { name: 'faucet', address, amount: undefined })
   t.same(parseOpsArgs(['faucet', address, '2.5']), { name: 'faucet', address, amount: '2.5' })
-  t.same(parseOpsArgs(['install-service', '--user', 'u', '--data-dir', '/d']), { name: 'install-service', user: 'u', dataDir: '/d', unitFile: undefined, envFile: undefined })
+  t.same(parseOpsArgs(['install-service', '--user', 'u', '--data-dir', '/d']), { name: 'install-service', user: 'u', dataDir: '/d', cacheDir: undefined, gethDir: undefined, unitFile: undefined, envFile: undefined })
+  t.same(parseOpsArgs(['install-service', '--cache-dir', '/c', '--geth-dir', '/g']), { name: 'install-service', user: undefined, dataDir: undefined, cacheDir: '/c', gethDir: '/g', unitFile: undefined, envFile: undefined })
 })
 
 t.test('parseOpsArgs() refuses what it cannot run, saying why', async (t) => {

@@ -2,7 +2,7 @@
 // `restore` into a new DATA_DIR: the same head hash, signer and row counts,
 // and the restored instance starts, seals on and verifies clean.
 import t from 'tap'
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -59,6 +59,21 @@ t.test('backup of a running gateway with transactions flowing', async (t) => {
   t.equal(manifest.chain.hash, (await rpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x' + manifest.chain.head.toString(16), false])).hash)
   original.kill('SIGTERM')
   t.same(await original.exited, { code: 0, signal: null })
+})
+
+t.test('backup: every file is 0600 and every directory 0700 (the tables hold API keys\' hashes, files/ the keys)', async (t) => {
+  const modes: Record<string, { mode: number, isDirectory: boolean }> = {}
+  const walk = async (path: string, name: string): Promise<void> => {
+    const info = await stat(path)
+    modes[name] = { mode: info.mode & 0o777, isDirectory: info.isDirectory() }
+    if (info.isDirectory()) for (const entry of await readdir(path)) await walk(join(path, entry), `${name}/${entry}`)
+  }
+  await walk(backupDir, '.')
+  t.ok(Object.keys(modes).some((name) => name.startsWith('./database/') && name.endsWith('.copy')), 'the tables are there')
+  t.ok(modes['./files/keystore']?.isDirectory && modes['./files/genesis.json'] && modes['./chain.rlp'] && modes['./manifest.json'])
+  for (const [name, { mode, isDirectory }] of Object.entries(modes)) {
+    t.equal(mode.toString(8), isDirectory ? '700' : '600', name)
+  }
 })
 
 t.test('restore into a new DATA_DIR brings back the head, the signer and the rows; the instance seals on', async (t) => {
