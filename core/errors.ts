@@ -69,3 +69,16 @@ export class RetryableError extends Error {
 export class FatalError extends Error {
   override readonly name: string = 'FatalError'
 }
+
+/** Every code above starts so, and no code made elsewhere does. */
+const CODE_PREFIX = 'GW_ERR_'
+
+/**
+ * Whether `err` is one of this catalogue's: its message is written for
+ * clients (docs/errors.md), so an HTTP answer keeps its status, code and
+ * message, where any other failure is hidden behind a bare 500.
+ */
+export function isCodedError (err: unknown): err is Error & { code: string, statusCode: number } {
+  const { code, statusCode } = (err ?? {}) as { code?: unknown, statusCode?: unknown }
+  return err instanceof Error && typeof code === 'string' && code.startsWith(CODE_PREFIX) && typeof statusCode === 'number'
+}
