@@ -7,6 +7,7 @@ import type { ApiKeyRecord } from '../../core/api-keys/store.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { refuseKey, refuseUncheckedRpcKey, routeChannel, type AccessChannel } from './channel.ts'
 import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import type { JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { CONFLICTING_KEYS, sentKey } from './sent-key.ts'
 import { adminRoutes } from './admin.ts'
 
@@ -56,7 +57,7 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
       if (err !== undefined) return done(err)
       log.info({ reqId: request.id, channel, reason }, 'API key refused')
       // Sent, a refusal ends the request: `done` is called only should sending fail.
-      refuseKey(reply, channel, rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch)).catch(done)
+      refuseKey(reply, channel, idsOf(rpcText)).catch(done)
     }
     if (charged) send()
     else chargeAddress(request, reply, channel, send, rpcText)
@@ -84,7 +85,7 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
       Promise.resolve(lookup.find(key)).then((found) => settle(request, reply, channel, found, rpcText, done, true), (err: Error) => {
         if (!isDatabaseUnavailable(err) || channel !== 'json-rpc') return done(err)
         log.warn({ reqId: request.id, err: err.message }, 'an API key could not be checked: the database is unavailable')
-        refuseUncheckedRpcKey(reply, rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch)).catch(done)
+        refuseUncheckedRpcKey(reply, idsOf(rpcText)).catch(done)
       })
     }, rpcText)
   }
@@ -101,6 +102,11 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
   })
 
   if (options.adminToken !== undefined) await app.register(adminRoutes, { adminToken: options.adminToken })
+}
+
+/** The ids a JSON-RPC refusal answers: the request's, or each batch item's; null off JSON-RPC or without a body. */
+function idsOf (rpcText: string | undefined): JsonRpcId | JsonRpcId[] {
+  return rpcText === undefined ? null : rpcIds(rpcText, rpcCost(rpcText).batch)
 }
 
 export default fp(auth, { name: 'auth', fastify: '5.x', dependencies: ['db'] })
