@@ -31,7 +31,8 @@ export const NotFoundError = createError('GW_ERR_NOT_FOUND', 'Not found', 404)
 export const UnknownApiActionError = createError('GW_ERR_UNKNOWN_API_ACTION', 'Unknown API v2 action', 400)
 
 // Access: API keys, rate limits and the admin API (plugins/auth, plugins/rate-limit).
-export const ApiKeyInvalidError = createError<[string]>('GW_ERR_API_KEY_INVALID', 'Invalid API key: %s', 401)
+// One message whatever the reason (unknown, malformed, revoked): a client probing keys learns nothing; the log keeps the reason.
+export const ApiKeyInvalidError = createError('GW_ERR_API_KEY_INVALID', 'Invalid API key', 401)
 export const RateLimitedError = createError('GW_ERR_RATE_LIMITED', 'Too many requests', 429)
 export const AdminUnauthorizedError = createError('GW_ERR_ADMIN_UNAUTHORIZED', 'The admin API wants Authorization: Bearer <ADMIN_TOKEN>', 401)
 export const ApiKeyNotFoundError = createError<[string]>('GW_ERR_API_KEY_NOT_FOUND', 'No live API key with id or label %s', 404)
@@ -68,4 +69,17 @@ export class RetryableError extends Error {
 /** Background work stops on these: retrying cannot help. */
 export class FatalError extends Error {
   override readonly name: string = 'FatalError'
+}
+
+/** Every code above starts so, and no code made elsewhere does. */
+const CODE_PREFIX = 'GW_ERR_'
+
+/**
+ * Whether `err` is one of this catalogue's: its message is written for
+ * clients (docs/errors.md), so an HTTP answer keeps its status, code and
+ * message, where any other failure is hidden behind a bare 500.
+ */
+export function isCodedError (err: unknown): err is Error & { code: string, statusCode: number } {
+  const { code, statusCode } = (err ?? {}) as { code?: unknown, statusCode?: unknown }
+  return err instanceof Error && typeof code === 'string' && code.startsWith(CODE_PREFIX) && typeof statusCode === 'number'
 }

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type pino from 'pino'
 import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
-import { DatabaseUnavailableError, RouteNotFoundError } from '../core/errors.ts'
+import { DatabaseUnavailableError, RouteNotFoundError, isCodedError } from '../core/errors.ts'
 import { isDatabaseUnavailable } from '../core/db/unavailable.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
 import { redactUrl } from '../core/api-keys/redact.ts'
@@ -92,10 +92,13 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
       return await reply.code(503).send({ statusCode: 503, code: unavailable.code, error: 'Service Unavailable', message: unavailable.message })
     }
     const status = error.statusCode ?? 500
-    if (status >= 500) {
+    // A coded error (core/errors.ts) says what it means to say, whatever its status (the faucet's 503s).
+    const coded = isCodedError(error)
+    if (status >= 500 && !coded) {
       request.log.error({ err: error, reqId: request.id }, 'request failed')
       return await reply.code(500).send({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' })
     }
+    if (status >= 500) request.log.warn({ err: error.message, code: error.code, reqId: request.id }, 'request failed')
     return await reply.code(status).send({ statusCode: status, code: error.code, error: STATUS_CODES[status] ?? 'Error', message: error.message })
   })
   app.setNotFoundHandler(async (request, reply) => {

@@ -1,23 +1,45 @@
 // API keys as requests see them: hashed, looked up once, then answered from
 // memory. Each instance hears key changes (notify.ts) and forgets the key
-// changed, so a revocation made anywhere holds here within PostgreSQL's
-// delivery time. While that connection is down nothing is heard: entries are
-// then trusted for a second only, and all are forgotten when it is back.
+// changed (and reads it again), so a revocation made anywhere holds here
+// within PostgreSQL's delivery time. While that connection is down nothing is
+// heard: entries are then trusted for a second only, and all are read again
+// when it is back. A key seen before is answered from memory even when due to
+// be read again (it is read in the background): so known keys keep working
+// while the database cannot be reached, and only a key never seen waits for a
+// query, which the caller may charge for first (plugins/auth charges the address).
+// Unknown keys are remembered apart, in a small table of their own, so that
+// a stream of random keys can neither reach the database twice with one key
+// nor push live keys out of the cache.
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts'
 import { findApiKeyByHash, type ApiKeyRecord } from './store.ts'
 import { listenForKeyChanges } from './notify.ts'
 
-/** Cached keys (known and unknown) before the oldest are dropped. */
+/** Cached keys (live and revoked) before the oldest are dropped. */
 const MAX_ENTRIES = 100_000
 /** A backstop should a notice be lost with the connection still up. */
 const TRUSTED_MS = 60_000
 const TRUSTED_UNHEARD_MS = 1_000
+/** Unknown keys remembered before the oldest are dropped: a client's random keys are charged to its address anyway. */
+export const MAX_UNKNOWN_ENTRIES = 10_000
+/**
+ * How long an unknown key is remembered. A key created meanwhile is heard of
+ * (its creation's notice forgets the entry) within milliseconds; this is the
+ * bound should that notice be lost.
+ */
+export const UNKNOWN_TRUSTED_MS = 10_000
 
 export type ApiKeyLookup = {
   /** The live key, or why it is refused; synchronous when the key is cached (nearly always). */
   find (key: string): ApiKeyFound | Promise<ApiKeyFound>
+  /**
+   * What memory says of the key without waiting: undefined when only the
+   * database can say (a key never seen, or an unknown one remembered no
+   * longer). A known key due to be read again is answered and read in the background.
+   */
+  known (key: string): ApiKeyFound | undefined
   close (): Promise<void>
 }
 
@@ -25,61 +47,131 @@ export type ApiKeyFound = ApiKeyRecord | 'malformed' | 'unknown' | 'revoked'
 
 export type ApiKeyLookupOptions = { db: Knex, databaseUrl: string, log: Logger }
 
-type Entry = { record: ApiKeyRecord | undefined, loadedAtMs: number }
+type Entry = { record: ApiKeyRecord, loadedAtMs: number }
 
 function verdict (record: ApiKeyRecord | undefined, nowMs: number): ApiKeyFound {
   if (record === undefined) return 'unknown'
   return record.revokedAtMs !== null && record.revokedAtMs <= nowMs ? 'revoked' : record
 }
 
+/** Drops the oldest entry of a table at its bound (Maps keep insertion order). */
+function makeRoom (table: Map<string, unknown>, max: number): void {
+  if (table.size >= max) table.delete(table.keys().next().value!)
+}
+
 export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKeyLookup> {
   const cache = new Map<string, Entry>()
+  /** Unknown keys' hashes and when the database said so. */
+  const unknown = new Map<string, number>()
   const hashes = new Map<string, string>()
   const loading = new Map<string, Promise<ApiKeyRecord | undefined>>()
   // Bumped by every notice: a lookup that overlapped one does not cache what it read.
   let changes = 0
   // Whether key changes are heard now; while not, cached keys are trusted for TRUSTED_UNHEARD_MS only.
   let heard = true
-  const forget = (hashHex: string): void => { changes++; cache.delete(hashHex) }
-  const listener = await listenForKeyChanges(o.databaseUrl, o.log, forget, {
+  // A key changed (created, revoked, rotated) is forgotten and read again at
+  // once: so a key just created is known here before its first request, which
+  // then costs its address nothing (plugins/auth charges the address for a key
+  // never seen). Changes are few: an operator's.
+  const changed = (hashHex: string): void => {
+    changes++
+    cache.delete(hashHex)
+    unknown.delete(hashHex)
+    const earlier = loading.get(hashHex) ?? Promise.resolve(undefined)
+    earlier.catch(() => undefined).then(async () => await load(hashHex)).catch((err: unknown) => failedAgain(err))
+  }
+  const listener = await listenForKeyChanges(o.databaseUrl, o.log, changed, {
     onLost: () => { heard = false },
-    // Whatever changed while nobody listened is read again.
-    onMissed: () => { heard = true; changes++; cache.clear() }
+    // Whatever changed while nobody listened is read again: each known key on
+    // its next request (answered meanwhile from memory), unknown keys at once.
+    onMissed: () => {
+      heard = true
+      changes++
+      for (const entry of cache.values()) entry.loadedAtMs = 0
+      unknown.clear()
+    }
   })
+  const failedAgain = (err: unknown): void => {
+    if (!isDatabaseUnavailable(err)) o.log.warn({ err }, 'reading an API key again failed; its last verdict stands')
+  }
 
-  async function load (hashHex: string, hash: Buffer): Promise<ApiKeyRecord | undefined> {
+  async function read (hashHex: string): Promise<ApiKeyRecord | undefined> {
     const seen = changes
-    const record = await findApiKeyByHash(o.db, hash)
+    let record: ApiKeyRecord | undefined
+    try {
+      record = await findApiKeyByHash(o.db, Buffer.from(hashHex, 'hex'))
+    } catch (err) {
+      // The database away: a known key keeps its last verdict (nothing can change
+      // it meanwhile), and is tried again in a while rather than on every request.
+      const entry = cache.get(hashHex)
+      if (entry !== undefined && seen === changes && isDatabaseUnavailable(err)) entry.loadedAtMs = Date.now()
+      throw err
+    }
     if (seen === changes) {
-      if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!)
-      cache.set(hashHex, { record, loadedAtMs: Date.now() })
+      if (record === undefined) {
+        cache.delete(hashHex)
+        makeRoom(unknown, MAX_UNKNOWN_ENTRIES)
+        unknown.set(hashHex, Date.now())
+      } else {
+        unknown.delete(hashHex)
+        // Set again, not updated: a key read again goes to the end, away from the next eviction.
+        cache.delete(hashHex)
+        makeRoom(cache, MAX_ENTRIES)
+        cache.set(hashHex, { record, loadedAtMs: Date.now() })
+      }
     }
     return record
   }
 
-  function find (key: string): ApiKeyFound | Promise<ApiKeyFound> {
+  function load (hashHex: string): Promise<ApiKeyRecord | undefined> {
+    let pending = loading.get(hashHex)
+    if (pending === undefined) {
+      pending = read(hashHex).finally(() => loading.delete(hashHex))
+      loading.set(hashHex, pending)
+    }
+    return pending
+  }
+
+  function hashOf (key: string): string | undefined {
     // A key's hash never changes: remembered, so a busy key is hashed (and its shape checked) once, not per request.
     let hashHex = hashes.get(key)
     if (hashHex === undefined) {
-      if (!isWellFormedApiKey(key)) return 'malformed'
+      if (!isWellFormedApiKey(key)) return undefined
       hashHex = hashApiKey(key).toString('hex')
-      if (hashes.size >= MAX_ENTRIES) hashes.delete(hashes.keys().next().value!)
+      makeRoom(hashes, MAX_ENTRIES)
       hashes.set(key, hashHex)
     }
+    return hashHex
+  }
+
+  function knownByHash (hashHex: string): ApiKeyFound | undefined {
     const now = Date.now()
+    const trustedMs = heard ? TRUSTED_MS : TRUSTED_UNHEARD_MS
     const entry = cache.get(hashHex)
-    if (entry !== undefined && now - entry.loadedAtMs < (heard ? TRUSTED_MS : TRUSTED_UNHEARD_MS)) return verdict(entry.record, now)
-    let pending = loading.get(hashHex)
-    if (pending === undefined) {
-      const loadingHash = hashHex
-      pending = load(loadingHash, Buffer.from(loadingHash, 'hex')).finally(() => loading.delete(loadingHash))
-      loading.set(hashHex, pending)
+    if (entry !== undefined) {
+      // Read again in the background; a failure (the database away) is the next request's concern, not this one's.
+      if (now - entry.loadedAtMs >= trustedMs) load(hashHex).catch(failedAgain)
+      return verdict(entry.record, now)
     }
-    return pending.then((record) => verdict(record, Date.now()))
+    const unknownAtMs = unknown.get(hashHex)
+    if (unknownAtMs !== undefined && now - unknownAtMs < Math.min(trustedMs, UNKNOWN_TRUSTED_MS)) return 'unknown'
+    return undefined
+  }
+
+  function known (key: string): ApiKeyFound | undefined {
+    const hashHex = hashOf(key)
+    return hashHex === undefined ? 'malformed' : knownByHash(hashHex)
+  }
+
+  function find (key: string): ApiKeyFound | Promise<ApiKeyFound> {
+    const hashHex = hashOf(key)
+    if (hashHex === undefined) return 'malformed'
+    return knownByHash(hashHex) ?? load(hashHex).then((record) => verdict(record, Date.now()))
   }
 
   return {
     find,
+    known,
     close: async () => await listener.close()
   }
 }

@@ -10,7 +10,9 @@ export const JSON_RPC_ERRORS = {
   INTERNAL_ERROR: { code: -32603, message: 'Internal error' },
   UNKNOWN_ACCOUNT: { code: -32000, message: 'unknown account' },
   LIMIT_EXCEEDED: { code: -32005, message: 'Limit exceeded' },
-  UNAUTHORIZED: { code: -32001, message: 'Unauthorized' }
+  UNAUTHORIZED: { code: -32001, message: 'Unauthorized' },
+  // EIP-1474's "Resource unavailable": what the request needs (its API key's check) cannot be had now.
+  RESOURCE_UNAVAILABLE: { code: -32002, message: 'Resource unavailable' }
 } as const
 
 export type JsonRpcErrorName = keyof typeof JSON_RPC_ERRORS

@@ -5,7 +5,7 @@
 // and rate-limit hooks.
 import type { FastifyReply, RouteOptions } from 'fastify'
 import { JsonRpcError, errorResponse, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
-import { ApiKeyInvalidError, RateLimitedError } from '../../core/errors.ts'
+import { ApiKeyInvalidError, DatabaseUnavailableError, RateLimitedError } from '../../core/errors.ts'
 import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
 import { notOk } from '../etherscan/envelope.ts'
 
@@ -41,17 +41,36 @@ export function routeChannel (route: Pick<RouteOptions, 'url' | 'method'>): Acce
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** 401 for a key that is missing its mark: unknown, malformed, revoked, or two different ones. */
-export async function refuseKey (reply: FastifyReply, channel: AccessChannel, reason: string): Promise<FastifyReply> {
-  const error = new ApiKeyInvalidError(reason)
+/**
+ * 401 for a key that is missing its mark: unknown, malformed, revoked, or two
+ * different ones, in one message whatever the reason (the log keeps it).
+ * JSON-RPC: the error for the request's id, or one per item of a batch.
+ */
+export async function refuseKey (reply: FastifyReply, channel: AccessChannel, rpcIds: JsonRpcId | JsonRpcId[]): Promise<FastifyReply> {
+  const error = new ApiKeyInvalidError()
   reply.code(401).type(JSON_TYPE)
   switch (channel) {
-    case 'json-rpc': return await reply.send(JSON.stringify(errorResponse(null, new JsonRpcError('UNAUTHORIZED', error.message))))
+    case 'json-rpc': return await reply.send(jsonRpcAnswer(rpcIds, new JsonRpcError('UNAUTHORIZED', error.message)))
     case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'UNAUTHENTICATED' } }] })
     // Etherscan's words, whatever the reason: its clients know no other.
     case 'etherscan': return await reply.send(notOk('Invalid API Key'))
     default: return await reply.send({ statusCode: 401, code: error.code, error: 'Unauthorized', message: error.message })
   }
+}
+
+/**
+ * 503 for a JSON-RPC request whose key was never seen here while the database
+ * cannot be reached to check it: a JSON-RPC error (-32002) for its ids, as
+ * the endpoint keeps answering in its own channel. The other APIs' error
+ * handlers answer their own shapes.
+ */
+export async function refuseUncheckedRpcKey (reply: FastifyReply, rpcIds: JsonRpcId | JsonRpcId[]): Promise<FastifyReply> {
+  const error = new JsonRpcError('RESOURCE_UNAVAILABLE', `${new DatabaseUnavailableError().message}: the API key cannot be checked; try again shortly`)
+  return await reply.code(503).type(JSON_TYPE).send(jsonRpcAnswer(rpcIds, error))
+}
+
+function jsonRpcAnswer (ids: JsonRpcId | JsonRpcId[], error: JsonRpcError): string {
+  return JSON.stringify(Array.isArray(ids) ? ids.map((id) => errorResponse(id, error)) : errorResponse(ids, error))
 }
 
 /** 429. JSON-RPC: the error for the request's id, or an array of them, one per item, for a batch. */

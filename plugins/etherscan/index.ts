@@ -2,7 +2,7 @@
 // dispatched on module and action through the table in actions.ts. Errors
 // answer in Etherscan's form (status "0", message "NOTOK", the reason as the
 // result) with Blockscout's statuses: 400 for a missing or unknown module or
-// action, 200 for an action's own error.
+// action, 200 for an action's own error, 503 while the database is away.
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formbody from '@fastify/formbody'
@@ -11,6 +11,8 @@ import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
 import { interpreterOf } from '../interpreter/index.ts'
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
+import { DatabaseUnavailableError } from '../../core/errors.ts'
 
 export const ETHERSCAN_PATH = '/api'
 /** A verifysourcecode form carries a whole standard JSON input. */
@@ -104,6 +106,11 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       const status = error.statusCode ?? 500
       if (status < 500) return await reply.code(status).send(notOk(error.message))
+      // The database down or restarting: a wait, said in the envelope (docs/etherscan-api.md), not a failure.
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error.message, reqId: request.id }, 'Etherscan-style API request needed the database, which is unavailable')
+        return await reply.code(503).send(notOk(new DatabaseUnavailableError().message))
+      }
       request.log.error({ err: error, reqId: request.id }, 'Etherscan-style API request failed')
       return await reply.code(500).send(notOk('Something went wrong.'))
     })

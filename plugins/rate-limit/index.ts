@@ -27,6 +27,14 @@ export type AccessBudget = {
    * message: each item of a batch); false when over its limit.
    */
   chargeSubscription (upgradeRequest: FastifyRequest, cost?: number): Promise<boolean>
+  /**
+   * Spends one request of the client address's public budget for a request
+   * whose API key is refused, or must be looked up in the database (plugins/auth):
+   * so a client cannot have keys looked up past its public budget. Within it,
+   * `next()`; over it, answers 429 in the channel (JSON-RPC: for `rpcText`'s
+   * ids) and ends the request; `next(err)` when counting failed.
+   */
+  chargeAddress (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, next: HookHandlerDoneFunction, rpcText?: string): void
 }
 
 export type RateLimitOptions = Config['rateLimit']
@@ -127,6 +135,11 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
       if (spent?.exceeded !== true) return true
       app.metrics.rateLimitRejections.inc({ tier: spent.policy })
       return false
+    },
+    chargeAddress (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, next: HookHandlerDoneFunction, rpcText?: string) {
+      // Before the key is settled, the request has none: charged to its address.
+      if (request.apiKey != null) return next(new Error('chargeAddress on a request with a key'))
+      charged(request, reply, channel, 1, next, rpcText)
     }
   })
 }

@@ -6,6 +6,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/queries/stats-line-charts.ts'
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
+import { DatabaseUnavailableError } from '../../core/errors.ts'
 import { acceptsGzip, createAnswers, JSON_TYPE, type Answer } from './answers.ts'
 import {
   contractsPageResponse, countersResponse, lineChart, mainPageResponse, sectionsResponse, statsError, transactionsPageResponse, updateStatusResponse
@@ -16,6 +18,7 @@ export type StatsOptions = { coinSymbol: string }
 /** gRPC status codes the service answers with. */
 const GRPC_INVALID_ARGUMENT = 3
 const GRPC_NOT_FOUND = 5
+const GRPC_UNAVAILABLE = 14
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 /** Chart URLs remembered with their answer's key; past it the table starts over. */
 const MAX_URLS = 1000
@@ -67,6 +70,11 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
+      // The database down or restarting: a wait (gRPC's UNAVAILABLE, which the service's gateway answers 503), not a failure.
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error.message, reqId: request.id }, 'Stats API request needed the database, which is unavailable')
+        return await reply.code(503).send({ code: GRPC_UNAVAILABLE, message: new DatabaseUnavailableError().message })
+      }
       request.log.error({ err: error, reqId: request.id }, 'Stats API request failed')
       return await reply.code(500).send({ code: 13, message: 'internal error' })
     })

@@ -14,10 +14,11 @@ const CLIENT_TIMEOUT_MS = 120_000
 export type RpcAnswer = { status: number, body: any, ms: number }
 
 /** One JSON-RPC call; a transport failure answers status 0. */
-export async function callRpc (url: string, method: string, params: unknown[] = []): Promise<RpcAnswer> {
+/** `path`: appended to `url` (the endpoint's `/rpc` unless told; `''` for a URL that names its own, such as `/rpc/<key>`). */
+export async function callRpc (url: string, method: string, params: unknown[] = [], path = '/rpc'): Promise<RpcAnswer> {
   const startedAt = performance.now()
   try {
-    const response = await fetch(`${url}/rpc`, {
+    const response = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),

@@ -1,7 +1,9 @@
 // The key lookup's cache against the notices that keep it honest: a revocation
 // heard drops the key at once; one sent while the listening connection was
 // lost is not heard, so meanwhile cached keys are trusted for a second only,
-// and all are read again once it listens again.
+// and all are read again once it listens again. Unknown keys are remembered
+// (one query each) until a creation is heard; with the database away, known
+// keys keep their verdict.
 import t, { type Test } from 'tap'
 import pg from 'pg'
 import pino from 'pino'
@@ -9,7 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createApiKeyLookup, type ApiKeyLookup } from '../../../core/api-keys/lookup.ts'
 import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { generateApiKey, hashApiKey } from '../../../core/api-keys/key-format.ts'
+import { announceKeyChange } from '../../../core/api-keys/notify.ts'
+import { isDatabaseUnavailable } from '../../../core/db/unavailable.ts'
 import { createTestDatabase } from '../../support/database.ts'
+import { startTcpProxy, throughProxy } from '../../support/tcp-proxy.ts'
 
 const log = pino({ level: 'silent' })
 const url = await createTestDatabase(t)
@@ -59,4 +65,66 @@ t.test('while the listening connection is lost, cached keys are trusted for a se
   await sleep(100)
   t.ok(isRecord(await lookup.find(key)), 'the notice was not heard: the cached key still answers')
   t.ok(await settles(() => lookup.find(key), (f) => f === 'revoked', 3000), 'the revocation nobody heard holds within seconds, not the minute a heard cache is trusted')
+})
+
+/** Queries of the api_keys table made through `database.knex` from now on. */
+function countKeyQueries (t: Test): () => number {
+  let count = 0
+  const onQuery = (query: { sql: string }): void => { if (query.sql.includes('api_keys')) count++ }
+  database.knex.on('query', onQuery)
+  t.teardown(() => { database.knex.off('query', onQuery) })
+  return () => count
+}
+
+t.test('an unknown key costs one query, then is remembered; created later, it works once its creation is heard', async (t) => {
+  const lookup = await createApiKeyLookup({ db: database.knex, databaseUrl: url, log })
+  t.teardown(async () => await lookup.close())
+  const queries = countKeyQueries(t)
+  const key = generateApiKey()
+  t.equal(lookup.known(key), undefined, 'never seen: only the database can say')
+  t.equal(await lookup.find(key), 'unknown')
+  t.equal(queries(), 1, 'one query')
+  for (let i = 0; i < 20; i++) t.equal(lookup.find(key), 'unknown', 'answered from memory, without waiting')
+  t.equal(queries(), 1, 'asked 20 times more: still one query')
+  t.equal(lookup.known('tg_short'), 'malformed', 'a malformed key needs no query either')
+  t.equal(queries(), 1)
+
+  // The key created now, as createApiKey does: its row and its notice in one transaction.
+  await database.knex.transaction(async (trx) => {
+    await trx('api_keys').insert({ key_hash: hashApiKey(key), label: 'created after it was tried', tier: 'premium' })
+    await announceKeyChange(trx, hashApiKey(key))
+  })
+  t.ok(await settles(() => lookup.find(key), isRecord, 500), 'served within half a second of its creation, not the 10 s an unknown key is remembered')
+})
+
+t.test('with the database away a known key keeps its verdict; a key never seen fails with the database\'s error', async (t) => {
+  const target = new URL(url)
+  const proxy = await startTcpProxy(t, { host: target.hostname, port: Number(target.port) })
+  const proxiedUrl = throughProxy(url, proxy)
+  const proxied = await openDatabase({ url: proxiedUrl, dataDir: '', log })
+  t.teardown(async () => await proxied.close())
+  const lookup = await createApiKeyLookup({ db: proxied.knex, databaseUrl: proxiedUrl, log })
+  t.teardown(async () => await lookup.close())
+  const { key, listing } = await createApiKey(database.knex, { label: 'outlives the database', tier: 'premium' })
+  const { key: revoked, listing: revokedListing } = await createApiKey(database.knex, { label: 'revoked before', tier: 'premium' })
+  await revokeApiKeys(database.knex, revokedListing.id)
+  await sleep(200)
+  t.ok(isRecord(await lookup.find(key)), 'live and cached')
+  t.equal(await lookup.find(revoked), 'revoked', 'revoked and cached')
+
+  await proxy.stop()
+  // Past the second keys are trusted while nothing is heard: each is read again (and that fails).
+  await sleep(1500)
+  for (let i = 0; i < 5; i++) {
+    t.ok(isRecord(lookup.known(key)), `the known key still answers (${i + 1})`)
+    t.equal(lookup.known(revoked), 'revoked', 'the revoked one stays refused')
+    await sleep(300)
+  }
+  const neverSeen = lookup.find(generateApiKey())
+  await t.rejects(Promise.resolve(neverSeen), 'a key never seen cannot be checked')
+  t.ok(await Promise.resolve(neverSeen).then(() => false, isDatabaseUnavailable), 'and says the database is unavailable')
+
+  await proxy.start()
+  await revokeApiKeys(database.knex, listing.id)
+  t.ok(await settles(() => lookup.find(key), (f) => f === 'revoked', 10_000), 'back, it listens again and the revocation holds')
 })

@@ -123,6 +123,24 @@ t.test('an empty faucet answers 503; a drip that is not mined is not charged', a
   t.equal(again.statusCode, 200, 'neither the address nor the client was charged')
 })
 
+t.test('through HTTP, an empty faucet answers its documented 503 with its code, not a bare 500', async (t) => {
+  await app.close()
+  app = await buildApp({ ...config, faucet: { ...config.faucet, amountWei: 10n ** 30n } }, { logger: pino({ level: config.logLevel }) })
+  try {
+    const response = await drip(fresh())
+    t.equal(response.statusCode, 503)
+    t.same(response.json(), {
+      statusCode: 503,
+      code: 'GW_ERR_FAUCET_EMPTY',
+      error: 'Service Unavailable',
+      message: `The faucet account ${app.geth.keys!.faucet.address} has too little left for a drip; tell the operator`
+    })
+  } finally {
+    await app.close()
+    app = await start()
+  }
+})
+
 t.test('the cooldown holds across a restart (it is kept in PostgreSQL)', async (t) => {
   const to = fresh()
   t.equal((await drip(to)).statusCode, 200)

@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import WebSocket from 'ws'
 import { build } from '../../helper.ts'
 import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { generateApiKey } from '../../../core/api-keys/key-format.ts'
 import { parsePrometheusText, sampleValue } from '../../support/prometheus.ts'
 
 const PUBLIC = 5
@@ -23,6 +24,18 @@ const rpc = (remoteAddress: string, body: unknown, extra: Partial<InjectOptions>
 const graphql = (remoteAddress: string, extra: Partial<InjectOptions> = {}) =>
   app.inject({ method: 'POST', url: '/api/v2/graphql', remoteAddress, payload: { query: '{ __typename }' }, ...extra } as InjectOptions)
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })
+
+/**
+ * A key just created, once this instance has heard of its creation (within
+ * milliseconds): its first request then costs its address nothing, where a
+ * key never seen costs the address the lookup.
+ */
+async function createHeardKey (o: Parameters<typeof createApiKey>[1]): Promise<Awaited<ReturnType<typeof createApiKey>>> {
+  const created = await createApiKey(app.db.knex, o)
+  const deadline = Date.now() + 2000
+  while (app.apiKeys.lookup.known(created.key) === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  return created
+}
 
 async function spend (remoteAddress: string, n: number, extra: Partial<InjectOptions> = {}): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -139,7 +152,7 @@ t.test('a premium key sent each of the four ways gets the premium limit, apart f
 })
 
 t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its own budget, not the address\'s; over it, Etherscan\'s refusal', async (t) => {
-  const { key } = await createApiKey(app.db.knex, { label: 'etherscan body', tier: 'premium' })
+  const { key } = await createHeardKey({ label: 'etherscan body', tier: 'premium' })
   const address = newAddress()
   const form = async () => await app.inject({ method: 'POST', url: '/api', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `module=stats&action=ethsupply&apikey=${key}` })
   const json = async () => await app.inject({ method: 'POST', url: '/api?module=stats&action=ethsupply', remoteAddress: address, payload: { apikey: key } })
@@ -157,10 +170,56 @@ t.test('Etherscan-style POST /api: a key in the form or JSON body is charged its
 
 t.test('public and premium budgets are separate for one address', async (t) => {
   const address = newAddress()
-  const { key } = await createApiKey(app.db.knex, { label: 'separate', tier: 'premium' })
+  // Heard: a key never seen would cost the spent address its lookup, and be refused 429.
+  const { key } = await createHeardKey({ label: 'separate', tier: 'premium' })
   await spend(address, PUBLIC)
   t.equal((await rest(address)).statusCode, 429, 'the address is spent')
   t.equal((await rest(address, { headers: { 'x-api-key': key } })).statusCode, 200, 'its key is not')
+})
+
+/** Queries of the api_keys table from now until the test ends. */
+function countKeyQueries (t: Test): () => number {
+  let count = 0
+  const onQuery = (query: { sql: string }): void => { if (query.sql.includes('api_keys')) count++ }
+  app.db.knex.on('query', onQuery)
+  t.teardown(() => { app.db.knex.off('query', onQuery) })
+  return () => count
+}
+
+t.test('random well-formed keys are charged to the address: 401 within its public budget, then 429 without a query', async (t) => {
+  const address = newAddress()
+  const queries = countKeyQueries(t)
+  for (let i = 0; i < PUBLIC; i++) {
+    const response = await rest(address, { headers: { 'x-api-key': generateApiKey() } })
+    t.equal(response.statusCode, 401, `random key ${i + 1}: refused`)
+    t.equal(response.headers['x-ratelimit-remaining'], String(PUBLIC - i - 1), 'and charged to the address')
+  }
+  t.equal(queries(), PUBLIC, 'one query for each')
+  const over = await rest(address, { headers: { 'x-api-key': generateApiKey() } })
+  t.equal(over.statusCode, 429, 'past the budget: 429')
+  checkRefusalHeaders(t, over.headers, PUBLIC)
+  for (let i = 0; i < 20; i++) t.equal((await rest(address, { headers: { 'x-api-key': generateApiKey() } })).statusCode, 429)
+  const rpcOver = await rpc(address, call(9), { headers: { 'content-type': 'application/json', 'x-api-key': generateApiKey() } })
+  t.equal(rpcOver.statusCode, 429)
+  t.same(rpcOver.json(), { jsonrpc: '2.0', id: 9, error: { code: -32005, message: 'Limit exceeded', data: 'Too many requests' } }, 'JSON-RPC: -32005 for its id')
+  t.equal(queries(), PUBLIC, 'and none of them reached the database')
+  t.equal((await rest(address)).statusCode, 429, 'it was the address\'s public budget they spent')
+})
+
+t.test('a repeated unknown key, a malformed and a revoked one are charged to the address too, and cost no query', async (t) => {
+  const address = newAddress()
+  const { key: revoked, listing } = await createHeardKey({ label: 'revoked, charged', tier: 'premium' })
+  await revokeApiKeys(app.db.knex, listing.id)
+  const unknown = generateApiKey()
+  t.equal((await rest(newAddress(), { headers: { 'x-api-key': unknown } })).statusCode, 401, 'tried once elsewhere: now remembered as unknown')
+  const deadline = Date.now() + 2000
+  while (app.apiKeys.lookup.known(revoked) !== 'revoked' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  const queries = countKeyQueries(t)
+  for (const key of [unknown, unknown, 'tg_short', revoked]) t.equal((await rest(address, { headers: { 'x-api-key': key } })).statusCode, 401)
+  t.equal(queries(), 0, 'no query')
+  const next = await rest(address)
+  t.equal(next.headers['x-ratelimit-remaining'], String(PUBLIC - 5), 'four refusals and this request spent five')
+  t.equal((await rest(address, { headers: { 'x-api-key': unknown } })).statusCode, 429, 'past the budget, a remembered key is refused 429 as well')
 })
 
 t.test('a key\'s own limit replaces its tier\'s, and a batch of 20 counts 20', async (t) => {
@@ -231,8 +290,8 @@ t.test('GraphQL over WebSocket: the upgrade and each subscription start spend a 
 })
 
 t.test('Phoenix socket: the upgrade and each message spend a request; over the budget the socket is closed with 1008', async (t) => {
-  // A key with its own limit of 4: a budget apart from 127.0.0.1's.
-  const { key } = await createApiKey(app.db.knex, { label: 'phoenix', tier: 'public', limitPerMin: 4 })
+  // A key with its own limit of 4: a budget apart from 127.0.0.1's (heard: its first lookup costs 127.0.0.1 nothing).
+  const { key } = await createHeardKey({ label: 'phoenix', tier: 'public', limitPerMin: 4 })
   const socket = new WebSocket(`${url.replace('http', 'ws')}/socket/v2/websocket?vsn=2.0.0&apikey=${key}`)
   const replies: unknown[] = []
   socket.on('message', (data) => replies.push(JSON.parse(String(data))))
