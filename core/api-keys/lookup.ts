@@ -3,6 +3,9 @@
 // changed, so a revocation made anywhere holds here within PostgreSQL's
 // delivery time. While that connection is down nothing is heard: entries are
 // then trusted for a second only, and all are forgotten when it is back.
+// What a key opened and keeps open (a WebSocket) is watched: its key is read
+// again on every notice of it and after every spell unheard, and the watcher
+// told once the key no longer works (at once, or when a rotated key's grace ends).
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts'
@@ -14,10 +17,19 @@ const MAX_ENTRIES = 100_000
 /** A backstop should a notice be lost with the connection still up. */
 const TRUSTED_MS = 60_000
 const TRUSTED_UNHEARD_MS = 1_000
+/** A watched key that could not be read is read again after this. */
+const REREAD_MS = 1_000
+/** setTimeout's longest wait; a revocation further ahead is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export type ApiKeyLookup = {
   /** The live key, or why it is refused; synchronous when the key is cached (nearly always). */
   find (key: string): ApiKeyFound | Promise<ApiKeyFound>
+  /**
+   * Calls `onRevoked` once when this (well-formed) key stops working: revoked
+   * anywhere, or its rotation's grace over. Returns the function that stops watching.
+   */
+  watch (key: string, onRevoked: () => void): () => void
   close (): Promise<void>
 }
 
@@ -40,11 +52,21 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
   let changes = 0
   // Whether key changes are heard now; while not, cached keys are trusted for TRUSTED_UNHEARD_MS only.
   let heard = true
-  const forget = (hashHex: string): void => { changes++; cache.delete(hashHex) }
+  const watched = new Map<string, Watched>()
+  const forget = (hashHex: string): void => {
+    changes++
+    cache.delete(hashHex)
+    if (watched.has(hashHex)) recheck(hashHex)
+  }
   const listener = await listenForKeyChanges(o.databaseUrl, o.log, forget, {
     onLost: () => { heard = false },
     // Whatever changed while nobody listened is read again.
-    onMissed: () => { heard = true; changes++; cache.clear() }
+    onMissed: () => {
+      heard = true
+      changes++
+      cache.clear()
+      for (const hashHex of watched.keys()) recheck(hashHex)
+    }
   })
 
   async function load (hashHex: string, hash: Buffer): Promise<ApiKeyRecord | undefined> {
@@ -78,8 +100,66 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
     return pending.then((record) => verdict(record, Date.now()))
   }
 
+  /** Tells the key's watchers if it stopped working; otherwise waits for the revocation it has ahead, if any. */
+  function judge (hashHex: string, record: ApiKeyRecord | undefined): void {
+    const entry = watched.get(hashHex)
+    if (entry === undefined) return
+    clearTimeout(entry.timer)
+    entry.timer = undefined
+    const now = Date.now()
+    if (typeof verdict(record, now) === 'string') {
+      watched.delete(hashHex)
+      for (const onRevoked of entry.watchers) onRevoked()
+      return
+    }
+    if (record?.revokedAtMs != null) entry.timer = setTimeout(() => recheck(hashHex), Math.min(record.revokedAtMs - now, MAX_TIMER_MS)).unref()
+  }
+
+  function recheck (hashHex: string): void {
+    const entry = watched.get(hashHex)
+    if (entry === undefined) return
+    const reading = ++entry.reads
+    load(hashHex, Buffer.from(hashHex, 'hex')).then((record) => {
+      // A later read (a later notice) decides; a key no longer watched needs none.
+      if (reading === entry.reads && watched.get(hashHex) === entry) judge(hashHex, record)
+    }, (err: unknown) => {
+      o.log.warn({ err: (err as Error).message }, 'cannot read a watched API key again; trying again')
+      clearTimeout(entry.timer)
+      entry.timer = setTimeout(() => recheck(hashHex), REREAD_MS).unref()
+    })
+  }
+
+  function watch (key: string, onRevoked: () => void): () => void {
+    const hashHex = hashes.get(key) ?? hashApiKey(key).toString('hex')
+    const watcher = (): void => onRevoked()
+    const entry = watched.get(hashHex)
+    if (entry !== undefined) entry.watchers.add(watcher)
+    else {
+      watched.set(hashHex, { watchers: new Set([watcher]), timer: undefined, reads: 0 })
+      // Judged now, as the cache has it (or read): a revocation may lie ahead, or be heard since the socket's request was let in.
+      const cached = cache.get(hashHex)
+      if (cached !== undefined && heard) judge(hashHex, cached.record)
+      else recheck(hashHex)
+    }
+    const stop = (): void => {
+      const current = watched.get(hashHex)
+      if (current === undefined || !current.watchers.delete(watcher) || current.watchers.size > 0) return
+      clearTimeout(current.timer)
+      watched.delete(hashHex)
+    }
+    return stop
+  }
+
   return {
     find,
-    close: async () => await listener.close()
+    watch,
+    close: async () => {
+      for (const entry of watched.values()) clearTimeout(entry.timer)
+      watched.clear()
+      await listener.close()
+    }
   }
 }
+
+/** A watched key's watchers; `reads` counts the reads begun, so that only the last one decides. */
+type Watched = { watchers: Set<() => void>, timer: NodeJS.Timeout | undefined, reads: number }
