@@ -21,7 +21,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** The public JSON-RPC endpoint at POST / and POST /rpc. */
 async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promise<void> {
   const log = app.log.child({ name: 'rpc-proxy' })
-  const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId })
+  const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId, timeoutMs: options.timeoutMs })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
   const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
