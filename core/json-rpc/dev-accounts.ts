@@ -94,8 +94,11 @@ async function signAndSend (wallet: Wallet, tx: Record<string, string>, late: ()
     // The node did not answer: the handler's -32603 (HTTP 503), as for any other method.
     const unavailable = unavailableCause(err)
     if (unavailable !== undefined) throw unavailable
-    // ethers keeps the node's own JSON-RPC error (insufficient funds, nonce too low...).
-    const nodeError = (err as { info?: { error?: { code?: number, message?: string } } }).info?.error
+    // ethers keeps the node's own JSON-RPC error: in info.error where it names it (insufficient funds, nonce too
+    // low...), in error where it does not ("transaction underpriced" is "could not coalesce error" to ethers).
+    type NodeError = { code?: number, message?: string }
+    const wrapped = err as { info?: { error?: NodeError }, error?: NodeError }
+    const nodeError = typeof wrapped.info?.error?.code === 'number' ? wrapped.info.error : wrapped.error
     if (typeof nodeError?.code === 'number') throw new JsonRpcError({ code: nodeError.code, message: nodeError.message ?? 'transaction rejected' })
     throw new JsonRpcError({ code: -32000, message: (err as { shortMessage?: string }).shortMessage ?? (err as Error).message })
   }
