@@ -49,6 +49,13 @@ export function buildGethArgs (o: GethArgsOptions): string[] {
     '--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(o.wsPort), '--ws.api', GETH_PRIVATE_APIS,
     '--authrpc.addr', '127.0.0.1', '--authrpc.port', String(o.authPort),
     '--mine', '--miner.etherbase', o.signer,
+    // Every transaction reaches Geth through its RPC, which would make each a
+    // "local" one: exempt from the price floor (a zero-fee transaction was
+    // accepted and never mined), never evicted, journalled across restarts.
+    // Without locals the public endpoint's transactions meet the rules a
+    // remote peer's do: a tip of at least --miner.gasprice (Geth sets its pool's
+    // floor from it when it mines; 1 gwei by default), else "transaction underpriced".
+    '--txpool.nolocals',
     '--unlock', o.signer, '--password', o.passwordFile,
     // Geth refuses to unlock with HTTP on unless told; it listens on loopback only.
     '--allow-insecure-unlock',

@@ -2,8 +2,8 @@
 // a copy of a generated chain, with embedded PostgreSQL), one scenario after
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
 // killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
-// a reorg, the gateway killed while following the head, and the database's
-// disk full.
+// a reorg, an API key revoked under the sockets it opened, the gateway killed
+// while following the head, and the database's disk full.
 // Exit 0 when none failed, 1 otherwise, 2 when setup failed.
 // Knobs and what each row means: docs/hardening.md.
 import { printTable } from './bench/report.ts'
@@ -13,6 +13,7 @@ import { diskFull } from './faults/disk-full.ts'
 import { gethKill } from './faults/geth-kill.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
+import { revokedKeySockets } from './faults/revoked-key.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
@@ -37,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   { id: 'geth-kill', run: async (c) => await gethKill(c) },
   { id: 'postgres-down', run: async (c, _head, s) => await postgresDown(c, s.postgresDownS) },
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
+  { id: 'revoked-key', run: async (c) => await revokedKeySockets(c) },
   { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) },
   // Last: it leaves the database on a tmpfs until the cleanups.
   { id: 'disk-full', run: async (c, _head, s) => await diskFull(c, s.diskFullS) }

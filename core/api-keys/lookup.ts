@@ -10,6 +10,9 @@
 // Unknown keys are remembered apart, in a small table of their own, so that
 // a stream of random keys can neither reach the database twice with one key
 // nor push live keys out of the cache.
+// What a key opened and keeps open (a WebSocket) is watched: its key is read
+// again on every notice of it and after every spell unheard, and the watcher
+// told once the key no longer works (at once, or when a rotated key's grace ends).
 import type { Knex } from 'knex'
 import type { Logger } from '../logger.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
@@ -30,6 +33,10 @@ export const MAX_UNKNOWN_ENTRIES = 10_000
  * bound should that notice be lost.
  */
 export const UNKNOWN_TRUSTED_MS = 10_000
+/** A watched key that could not be read is read again after this. */
+const REREAD_MS = 1_000
+/** setTimeout's longest wait; a revocation further ahead is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export type ApiKeyLookup = {
   /** The live key, or why it is refused; synchronous when the key is cached (nearly always). */
@@ -40,6 +47,11 @@ export type ApiKeyLookup = {
    * longer). A known key due to be read again is answered and read in the background.
    */
   known (key: string): ApiKeyFound | undefined
+  /**
+   * Calls `onRevoked` once when this (well-formed) key stops working: revoked
+   * anywhere, or its rotation's grace over. Returns the function that stops watching.
+   */
+  watch (key: string, onRevoked: () => void): () => void
   close (): Promise<void>
 }
 
@@ -65,30 +77,41 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
   const unknown = new Map<string, number>()
   const hashes = new Map<string, string>()
   const loading = new Map<string, Promise<ApiKeyRecord | undefined>>()
-  // Bumped by every notice: a lookup that overlapped one does not cache what it read.
-  let changes = 0
+  // Bumped when every key may have changed unheard (the listening connection
+  // lost), and per key by its notice: a read that overlapped either does not
+  // cache what it read. Per key, so that a notice of one key never keeps
+  // another's read out of the cache.
+  let missedChanges = 0
+  const keyChanges = new Map<string, number>()
+  const changesOf = (hashHex: string): string => `${missedChanges}:${keyChanges.get(hashHex) ?? 0}`
   // Whether key changes are heard now; while not, cached keys are trusted for TRUSTED_UNHEARD_MS only.
   let heard = true
+  const watched = new Map<string, Watched>()
   // A key changed (created, revoked, rotated) is forgotten and read again at
   // once: so a key just created is known here before its first request, which
   // then costs its address nothing (plugins/auth charges the address for a key
-  // never seen). Changes are few: an operator's.
+  // never seen), and a watched key's sockets learn of a revocation. Changes
+  // are few: an operator's.
   const changed = (hashHex: string): void => {
-    changes++
+    makeRoom(keyChanges, MAX_ENTRIES)
+    keyChanges.set(hashHex, (keyChanges.get(hashHex) ?? 0) + 1)
     cache.delete(hashHex)
     unknown.delete(hashHex)
-    const earlier = loading.get(hashHex) ?? Promise.resolve(undefined)
-    earlier.catch(() => undefined).then(async () => await load(hashHex)).catch((err: unknown) => failedAgain(err))
+    const fresh = readAfterChange(hashHex)
+    fresh.catch(failedAgain)
+    if (watched.has(hashHex)) recheck(hashHex, fresh)
   }
   const listener = await listenForKeyChanges(o.databaseUrl, o.log, changed, {
     onLost: () => { heard = false },
     // Whatever changed while nobody listened is read again: each known key on
-    // its next request (answered meanwhile from memory), unknown keys at once.
+    // its next request (answered meanwhile from memory), unknown keys at once,
+    // watched keys now.
     onMissed: () => {
       heard = true
-      changes++
+      missedChanges++
       for (const entry of cache.values()) entry.loadedAtMs = 0
       unknown.clear()
+      for (const hashHex of watched.keys()) recheck(hashHex)
     }
   })
   const failedAgain = (err: unknown): void => {
@@ -96,7 +119,7 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
   }
 
   async function read (hashHex: string): Promise<ApiKeyRecord | undefined> {
-    const seen = changes
+    const seen = changesOf(hashHex)
     let record: ApiKeyRecord | undefined
     try {
       record = await findApiKeyByHash(o.db, Buffer.from(hashHex, 'hex'))
@@ -104,10 +127,10 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
       // The database away: a known key keeps its last verdict (nothing can change
       // it meanwhile), and is tried again in a while rather than on every request.
       const entry = cache.get(hashHex)
-      if (entry !== undefined && seen === changes && isDatabaseUnavailable(err)) entry.loadedAtMs = Date.now()
+      if (entry !== undefined && seen === changesOf(hashHex) && isDatabaseUnavailable(err)) entry.loadedAtMs = Date.now()
       throw err
     }
-    if (seen === changes) {
+    if (seen === changesOf(hashHex)) {
       if (record === undefined) {
         cache.delete(hashHex)
         makeRoom(unknown, MAX_UNKNOWN_ENTRIES)
@@ -130,6 +153,12 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
       loading.set(hashHex, pending)
     }
     return pending
+  }
+
+  /** A read begun after a change was heard: one already under way may have read the row before it. */
+  async function readAfterChange (hashHex: string): Promise<ApiKeyRecord | undefined> {
+    await loading.get(hashHex)?.catch(() => undefined)
+    return await load(hashHex)
   }
 
   function hashOf (key: string): string | undefined {
@@ -169,9 +198,67 @@ export async function createApiKeyLookup (o: ApiKeyLookupOptions): Promise<ApiKe
     return knownByHash(hashHex) ?? load(hashHex).then((record) => verdict(record, Date.now()))
   }
 
+  /** Tells the key's watchers if it stopped working; otherwise waits for the revocation it has ahead, if any. */
+  function judge (hashHex: string, record: ApiKeyRecord | undefined): void {
+    const entry = watched.get(hashHex)
+    if (entry === undefined) return
+    clearTimeout(entry.timer)
+    entry.timer = undefined
+    const now = Date.now()
+    if (typeof verdict(record, now) === 'string') {
+      watched.delete(hashHex)
+      for (const onRevoked of entry.watchers) onRevoked()
+      return
+    }
+    if (record?.revokedAtMs != null) entry.timer = setTimeout(() => recheck(hashHex), Math.min(record.revokedAtMs - now, MAX_TIMER_MS)).unref()
+  }
+
+  function recheck (hashHex: string, fresh: Promise<ApiKeyRecord | undefined> = readAfterChange(hashHex)): void {
+    const entry = watched.get(hashHex)
+    if (entry === undefined) return
+    const reading = ++entry.reads
+    fresh.then((record) => {
+      // A later read (a later notice) decides; a key no longer watched needs none.
+      if (reading === entry.reads && watched.get(hashHex) === entry) judge(hashHex, record)
+    }, (err: unknown) => {
+      if (!isDatabaseUnavailable(err)) o.log.warn({ err: (err as Error).message }, 'cannot read a watched API key again; trying again')
+      clearTimeout(entry.timer)
+      entry.timer = setTimeout(() => recheck(hashHex), REREAD_MS).unref()
+    })
+  }
+
+  function watch (key: string, onRevoked: () => void): () => void {
+    const hashHex = hashes.get(key) ?? hashApiKey(key).toString('hex')
+    const watcher = (): void => onRevoked()
+    const entry = watched.get(hashHex)
+    if (entry !== undefined) entry.watchers.add(watcher)
+    else {
+      watched.set(hashHex, { watchers: new Set([watcher]), timer: undefined, reads: 0 })
+      // Judged now, as the cache has it (or read): a revocation may lie ahead, or be heard since the socket's request was let in.
+      const cached = cache.get(hashHex)
+      if (cached !== undefined && heard && Date.now() - cached.loadedAtMs < TRUSTED_MS) judge(hashHex, cached.record)
+      else recheck(hashHex)
+    }
+    const stop = (): void => {
+      const current = watched.get(hashHex)
+      if (current === undefined || !current.watchers.delete(watcher) || current.watchers.size > 0) return
+      clearTimeout(current.timer)
+      watched.delete(hashHex)
+    }
+    return stop
+  }
+
   return {
     find,
     known,
-    close: async () => await listener.close()
+    watch,
+    close: async () => {
+      for (const entry of watched.values()) clearTimeout(entry.timer)
+      watched.clear()
+      await listener.close()
+    }
   }
 }
+
+/** A watched key's watchers; `reads` counts the reads begun, so that only the last one decides. */
+type Watched = { watchers: Set<() => void>, timer: NodeJS.Timeout | undefined, reads: number }

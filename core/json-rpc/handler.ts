@@ -9,7 +9,8 @@ import { isAllowedMethod, isJoinable, isSocketOnly, validateParams } from './met
 import { isNestedDeeperThan } from './params.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
-import { createLogFilters, type LogFilters } from './log-filters.ts'
+import { createLogFilters, type LogFilterCriteria, type LogFilters } from './log-filters.ts'
+import type { SharedLogFilters } from './shared-log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 import { INVALID_METHOD } from '../metrics/index.ts'
 
@@ -20,6 +21,8 @@ export type JsonRpcHandlerOptions = {
   chainId: number
   limits: JsonRpcLimits
   devAccounts: DevAccounts
+  /** Log filters' criteria shared with the other instances on the database; without it, this instance's own only. */
+  sharedFilters?: SharedLogFilters
   log: Logger
   /** Set for metrics: each reply then names its calls' methods (`methods`). */
   labelMethods?: boolean
@@ -171,10 +174,24 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     }
     if (call.method === 'eth_getFilterLogs' || call.method === 'eth_getFilterChanges') {
       // Checked again each time: a filter without toBlock spans more blocks as the head moves.
-      const criteria = logFilters.criteriaOf(call.params[0] as string)
+      const criteria = await criteriaOf(call.params[0] as string)
       if (criteria !== undefined) await logLimits.checkRange(criteria)
     }
-    if (call.method === 'eth_uninstallFilter') logFilters.forget(call.params[0] as string)
+    if (call.method === 'eth_uninstallFilter') {
+      logFilters.forget(call.params[0] as string)
+      o.sharedFilters?.forget(call.params[0] as string)
+    }
+  }
+
+  /** A log filter's criteria, whichever instance made it; remembered here once read. */
+  async function criteriaOf (id: string): Promise<LogFilterCriteria | undefined> {
+    let criteria = logFilters.criteriaOf(id)
+    if (criteria === undefined && o.sharedFilters !== undefined) {
+      criteria = await o.sharedFilters.load(id)
+      if (criteria !== undefined) logFilters.remember(id, criteria)
+    }
+    if (criteria !== undefined) o.sharedFilters?.touch(id)
+    return criteria
   }
 
   async function forward (calls: Call[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
@@ -189,11 +206,17 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
       for (const c of calls) results.set(c, failed(c, error))
       return results
     }
+    const saved: Array<Promise<void>> = []
     for (const [i, c] of calls.entries()) {
       const answer = answers[i]!
       if (answer.error !== undefined) results.set(c, c.id === undefined ? undefined : { jsonrpc: '2.0', id: c.id, error: answer.error })
       else results.set(c, checkResult(c, answer.result, logLimits, logFilters))
+      // Written before the client hears of the filter, so that any instance it asks next knows it.
+      if (c.method === 'eth_newFilter' && typeof answer.result === 'string' && o.sharedFilters !== undefined) {
+        saved.push(o.sharedFilters.save(answer.result, c.params[0] as LogFilterCriteria))
+      }
     }
+    await Promise.all(saved)
     return results
   }
 
@@ -207,10 +230,17 @@ function isForwardedAsIs (call: Call): boolean {
 /** The node's answer to a forwarded call, held to the log limits; a new log filter is remembered. Undefined for a notification. */
 function checkResult (call: Call, result: unknown, logLimits: LogLimits, logFilters: LogFilters): JsonRpcResponse | undefined {
   if (call.method === 'eth_newFilter' && typeof result === 'string') logFilters.remember(result, call.params[0] as Record<string, unknown>)
+  // A filter's logs are held to the cap whether or not this instance made the filter (it may have been made
+  // through another instance on the same node, or before a restart): logs are objects, a block or pending
+  // transaction filter's changes hashes.
   const servesLogs = call.method === 'eth_getLogs' ||
-    ((call.method === 'eth_getFilterLogs' || call.method === 'eth_getFilterChanges') && logFilters.criteriaOf(call.params[0] as string) !== undefined)
+    ((call.method === 'eth_getFilterLogs' || call.method === 'eth_getFilterChanges') && (logFilters.criteriaOf(call.params[0] as string) !== undefined || holdsObjects(result)))
   const error = servesLogs ? logLimits.checkResults(result) : undefined
   return error === undefined ? done(call, result) : failed(call, error)
+}
+
+function holdsObjects (result: unknown): boolean {
+  return Array.isArray(result) && typeof result[0] === 'object' && result[0] !== null
 }
 
 /**

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJsonRpcHandler, type JsonRpcHandler } from '../../core/json-rpc/handler.ts'
 import { loadDevAccounts } from '../../core/json-rpc/dev-accounts.ts'
+import { createSharedLogFilters } from '../../core/json-rpc/shared-log-filters.ts'
 import { JsonRpcError, errorResponse } from '../../core/json-rpc/errors.ts'
 import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
@@ -21,11 +22,14 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** The public JSON-RPC endpoint at POST / and POST /rpc. */
 async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promise<void> {
   const log = app.log.child({ name: 'rpc-proxy' })
-  const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId })
+  const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId, timeoutMs: options.timeoutMs })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
   const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
-  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, log, labelMethods: metrics !== undefined })
+  // Log filters are read through whichever instance a client reaches: their criteria are shared through the database.
+  const sharedFilters = app.hasDecorator('db') ? createSharedLogFilters({ db: app.db.knex, log }) : undefined
+  app.addHook('onClose', async () => sharedFilters?.close())
+  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined })
   app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {

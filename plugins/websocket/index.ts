@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import websocketPlugin from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import { onSocketError } from './protocol-errors.ts'
+import { closeSocketsOnRevocation } from './key-revocation.ts'
 
 /** Largest message a client may send (mercurius's own limit when it registers the plugin itself). */
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 1024 * 1024
@@ -27,6 +28,7 @@ async function websocket (app: FastifyInstance): Promise<void> {
   app.addHook('onResponse', async (request) => {
     if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy()
   })
+  closeSocketsOnRevocation(app)
 }
 
 export default fp(websocket, { name: 'websocket', fastify: '5.x' })

@@ -50,4 +50,5 @@ t.test('buildGethArgs() keeps every RPC on loopback and turns discovery off by d
   t.ok(args.includes('--nodiscover'))
   t.equal(value('--maxpeers'), '0')
   t.ok(args.includes('--ipcdisable'), 'no IPC socket for an unlocked signer')
+  t.ok(args.includes('--txpool.nolocals'), 'transactions sent through the RPC get no local exemptions')
 })

@@ -120,8 +120,9 @@ t.test('a pending transaction no block can take does not make the watchdog resta
   const funder = new Wallet(chain.account.privateKey, provider)
   const stuck = Wallet.createRandom().connect(provider)
   await waitForReceipt(provider, (await funder.sendTransaction({ to: stuck.address, value: 10n ** 18n })).hash)
-  // A fee cap of 2 wei under a base fee of about a gwei: the pool keeps it pending, no block takes it.
-  await stuck.sendTransaction({ to: funder.address, value: 1n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gasLimit: 21000n })
+  // A tip at the pool's floor (1 gwei: Geth runs with --txpool.nolocals) whose fee cap leaves less than the floor over the
+  // base fee: the pool keeps it pending, no block takes it.
+  await stuck.sendTransaction({ to: funder.address, value: 1n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, gasLimit: 21000n })
   const from = clock.now()
   await clock.advance(15_000)
   const seen = restarts.filter((at) => at >= from)

@@ -1,6 +1,6 @@
 // npm run faults itself, on a tiny chain and two of its scenarios, so that
 // the suite cannot rot: it starts its gateway, kills Geth under load, makes
-// a reorg, prints a verdict row per scenario and exits 0.
+// a reorg, revokes a key under its open sockets, prints a verdict row per scenario and exits 0.
 import t from 'tap'
 import { execa } from 'execa'
 
@@ -16,8 +16,8 @@ async function runFaults (env: Record<string, string>): Promise<{ exitCode: numb
   return { exitCode: run.exitCode, out: String(run.stdout), all: String(run.stdout) + String(run.stderr) }
 }
 
-t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints their rows', async (t) => {
-  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'geth-kill,reorg', FAULTS_REORG_DEPTH: '3' })
+t.test('npm run faults on a tiny chain passes geth-kill, reorg and revoked-key and prints their rows', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'geth-kill,reorg,revoked-key', FAULTS_REORG_DEPTH: '3' })
   t.equal(exitCode, 0, all)
   t.match(out, /^Geth SIGKILL under JSON-RPC load +PASS +\d+ s$/m)
   t.match(out, /^ {2}down [\d.]+ s; \d+ reads: \d+ results, [1-9]\d* -32603/m, 'the kill was seen as -32603')
@@ -25,6 +25,9 @@ t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints the
   t.match(out, /^reorg 3 blocks deep +PASS +\d+ s$/m)
   t.match(out, /^ {2}head \d+ set back to \d+, new branch sealed$/m)
   t.match(out, /^ {2}indexer rolled back to \d+$/m)
+  t.match(out, /^API key revoked under open sockets +PASS +\d+ s$/m)
+  t.match(out, /^ {2}key's sockets closed: JSON-RPC 1008 "API key revoked" by \d+ ms after ops exited; GraphQL 1008 .*; Phoenix 1008 /m)
+  t.match(out, /^ {2}public sockets still open: 3 of 3$/m)
   t.notMatch(out, /postgres|backfill|disk full/, 'the other scenarios did not run')
   t.match(out, /\nfaults: PASS\n?$/)
 })

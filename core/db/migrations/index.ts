@@ -20,6 +20,7 @@ import * as verifiedContracts from './2026_11_26_0_verified_contracts.ts'
 import * as transactionInterpretations from './2026_11_26_0_transaction_interpretations.ts'
 import * as publicTags from './2026_11_26_1_public_tags.ts'
 import * as statsNativeCoin from './2026_11_26_2_stats_native_coin.ts'
+import * as logFilters from './2026_11_28_0_log_filters.ts'
 
 type Migration = { up (knex: Knex): Promise<void>, down (knex: Knex): Promise<void> }
 
@@ -42,7 +43,8 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['2026_11_26_0_verified_contracts', verifiedContracts],
   ['2026_11_26_0_transaction_interpretations', transactionInterpretations],
   ['2026_11_26_1_public_tags', publicTags],
-  ['2026_11_26_2_stats_native_coin', statsNativeCoin]
+  ['2026_11_26_2_stats_native_coin', statsNativeCoin],
+  ['2026_11_28_0_log_filters', logFilters]
 ]
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -3,14 +3,15 @@
 // lost is not heard, so meanwhile cached keys are trusted for a second only,
 // and all are read again once it listens again. Unknown keys are remembered
 // (one query each) until a creation is heard; with the database away, known
-// keys keep their verdict.
+// keys keep their verdict. Keys watched (an open socket's) are told when they
+// stop working, however that is learnt.
 import t, { type Test } from 'tap'
 import pg from 'pg'
 import pino from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { openDatabase } from '../../../core/db/index.ts'
 import { createApiKeyLookup, type ApiKeyLookup } from '../../../core/api-keys/lookup.ts'
-import { createApiKey, revokeApiKeys } from '../../../core/api-keys/store.ts'
+import { createApiKey, revokeApiKeys, rotateApiKey } from '../../../core/api-keys/store.ts'
 import { generateApiKey, hashApiKey } from '../../../core/api-keys/key-format.ts'
 import { announceKeyChange } from '../../../core/api-keys/notify.ts'
 import { isDatabaseUnavailable } from '../../../core/db/unavailable.ts'
@@ -127,4 +128,68 @@ t.test('with the database away a known key keeps its verdict; a key never seen f
   await proxy.start()
   await revokeApiKeys(database.knex, listing.id)
   t.ok(await settles(() => lookup.find(key), (f) => f === 'revoked', 10_000), 'back, it listens again and the revocation holds')
+})
+
+/** When `onRevoked` is first called after now, in ms (undefined: not within `ms`). */
+async function revokedAfter (watched: { calls: number, atMs?: number }, startMs: number, ms: number): Promise<number | undefined> {
+  const until = Date.now() + ms
+  while (Date.now() < until && watched.calls === 0) await sleep(10)
+  return watched.atMs === undefined ? undefined : watched.atMs - startMs
+}
+
+function watchKey (lookup: ApiKeyLookup, key: string): { calls: number, atMs?: number, stop: () => void } {
+  const watched: { calls: number, atMs?: number, stop: () => void } = { calls: 0, stop: () => {} }
+  watched.stop = lookup.watch(key, () => { watched.calls++; watched.atMs ??= Date.now() })
+  return watched
+}
+
+t.test('watch() tells of a key revoked elsewhere once, and not of a live one or one no longer watched', async (t) => {
+  const { lookup, key, id } = await cachedKey(t, 'watched')
+  const { key: other } = await createApiKey(database.knex, { label: 'watched, other', tier: 'premium' })
+  const { key: third, listing: thirdListing } = await createApiKey(database.knex, { label: 'unwatched later', tier: 'premium' })
+  const watched = watchKey(lookup, key)
+  const twice = watchKey(lookup, key)
+  const live = watchKey(lookup, other)
+  const stopped = watchKey(lookup, third)
+  await sleep(200)
+  t.equal(watched.calls, 0, 'a live key is not reported')
+  stopped.stop()
+  const start = Date.now()
+  await revokeApiKeys(database.knex, id)
+  await revokeApiKeys(database.knex, thirdListing.id)
+  const ms = await revokedAfter(watched, start, 2000)
+  t.ok(ms !== undefined && ms < 1000, `told within a second (${ms} ms)`)
+  await sleep(200)
+  t.equal(watched.calls, 1, 'once')
+  t.equal(twice.calls, 1, 'every watcher of the key')
+  t.equal(live.calls, 0, 'another key\'s watcher is not told')
+  t.equal(stopped.calls, 0, 'a watcher that stopped is not told')
+})
+
+t.test('watch() tells of a revocation already made, and of a rotated key when its grace is over', async (t) => {
+  const { lookup, key, id } = await cachedKey(t, 'rotated')
+  await rotateApiKey(database.knex, id, 1)
+  await sleep(200)
+  const start = Date.now()
+  const watched = watchKey(lookup, key)
+  await sleep(500)
+  t.equal(watched.calls, 0, 'within its grace the key works')
+  const ms = await revokedAfter(watched, start, 3000)
+  t.ok(ms !== undefined && ms >= 600 && ms < 1800, `told when the grace ends (${ms} ms after watching, grace ending about 800 ms after)`)
+
+  const { key: gone, listing } = await createApiKey(database.knex, { label: 'revoked before', tier: 'premium' })
+  await revokeApiKeys(database.knex, listing.id)
+  const late = watchKey(lookup, gone)
+  t.ok(await revokedAfter(late, Date.now(), 1000) !== undefined, 'a key revoked before it was watched is told at once')
+})
+
+t.test('watch() tells of a revocation made while the listening connection was lost, once it listens again', async (t) => {
+  const { lookup, key, id } = await cachedKey(t, 'watched unheard')
+  const watched = watchKey(lookup, key)
+  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike \'listen %\' and pid <> pg_backend_pid()')
+  await sleep(100)
+  const start = Date.now()
+  await revokeApiKeys(database.knex, id)
+  const ms = await revokedAfter(watched, start, 4000)
+  t.ok(ms !== undefined, `told once the lookup listens again (${ms} ms)`)
 })

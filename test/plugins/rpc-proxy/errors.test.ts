@@ -241,6 +241,40 @@ t.test('eth_sendTransaction signs only for DEV_ACCOUNTS_FILE keys and never reac
     t.equal(receipt?.status, 1)
     t.equal(receipt?.from, dev.address)
   }
+  // A zero-fee send is refused (Geth's --txpool.nolocals), not left in the pool to stall the account's later sends.
+  const free = await postRpc(url, call('eth_sendTransaction', [{ from: dev.address, to: ADDRESS, value: '0x1', gasPrice: '0x0' }]))
+  t.equal(free.json.error?.code, -32000, 'gasPrice 0 from a dev account is refused')
+  t.match(free.json.error?.message, /transaction underpriced/)
+  const after = await postRpc(url, call('eth_sendTransaction', [{ from: dev.address, to: ADDRESS, value: '0x4' }]))
+  t.equal((await waitForReceipt(provider, after.json.result))?.status, 1, 'the account\'s next send is mined')
+})
+
+t.test('a transaction below the pool\'s price floor is refused as underpriced, from a funded or an unfunded key', async (t) => {
+  const funded = new Wallet(chain.account.privateKey)
+  const nonce = Number(await app.geth.rpc.call<string>('eth_getTransactionCount', [funded.address, 'pending']))
+  const legacy = { type: 0, chainId: 793788, to: ADDRESS, value: 1n, gasLimit: 21_000n, gasPrice: 0n }
+  const attempts = [
+    ['gasPrice 0 from a funded key', await funded.signTransaction({ ...legacy, nonce })],
+    ['gasPrice 0 from an unfunded key', await Wallet.createRandom().signTransaction({ ...legacy, nonce: 0 })],
+    ['a dynamic-fee transaction with no tip', await funded.signTransaction({ type: 2, chainId: 793788, to: ADDRESS, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 0n, nonce })],
+    ['a tip under --miner.gasprice (1 gwei)', await funded.signTransaction({ type: 2, chainId: 793788, to: ADDRESS, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n - 1n, nonce })]
+  ] as const
+  for (const [what, raw] of attempts) {
+    const { json } = await postRpc(url, call('eth_sendRawTransaction', [raw]))
+    t.equal(json.error?.code, -32000, what)
+    t.match(json.error?.message, /transaction underpriced/, `${what}: Geth's words`)
+  }
+  const pool = await app.geth.rpc.call<{ pending: Record<string, unknown>, queued: Record<string, unknown> }>('txpool_content')
+  t.same([Object.keys(pool.pending), Object.keys(pool.queued)], [[], []], 'none of them is in the pool')
+  // eth_gasPrice is the node's suggested tip over the base fee: what the faucet and ethers pay.
+  const suggested = BigInt(await app.geth.rpc.call<string>('eth_gasPrice'))
+  t.ok(suggested >= 10n ** 9n, `eth_gasPrice suggests at least the floor (${suggested} wei)`)
+  const atFloor = await funded.signTransaction({ ...legacy, gasPrice: suggested, nonce })
+  const { json } = await postRpc(url, call('eth_sendRawTransaction', [atFloor]))
+  t.match(json.result, /^0x[0-9a-f]{64}$/, 'one at the suggested price is accepted')
+  const provider = new JsonRpcProvider(`${url}/rpc`, 793788, { staticNetwork: true, cacheTimeout: -1 })
+  t.teardown(() => provider.destroy())
+  t.equal((await waitForReceipt(provider, json.result))?.status, 1, 'and mined')
 })
 
 t.test('a body over RPC_MAX_BODY_BYTES answers 413 with a JSON-RPC error', async (t) => {
