@@ -34,6 +34,7 @@ export function explorerEnv ({ apiUrl, appUrl, chainId, graphiqlTransaction }: E
   const path = basePath(apiUrl)
   return [
     '# Blockscout front end (ghcr.io/blockscout/frontend) for this gateway: docker run --env-file <this file> -p 3000:3000 ghcr.io/blockscout/frontend',
+    `# On the gateway, RATE_LIMIT_EXPLORER_ORIGINS=${appUrl.origin} gives the front end's visitors a budget of their own (docs/explorer.md)`,
     '# Where the front end is served',
     `NEXT_PUBLIC_APP_PROTOCOL=${appUrl.protocol.slice(0, -1)}`,
     `NEXT_PUBLIC_APP_HOST=${appUrl.hostname}`,
