@@ -118,6 +118,7 @@ export function createQueries ({ knex, prepared }: QueriesOptions) {
     listTokenTransfers: bind(db, tokenTransfers.listTokenTransfers),
     listTransactionTokenTransfers: bind(db, tokenTransfers.listTransactionTokenTransfers),
     listTransactionTokenTransfersPage: bind(db, tokenTransfers.listTransactionTokenTransfersPage),
+    readTransferCalls: bind(db, tokenTransfers.readTransferCalls),
     countTokenTransfers: bind(db, tokens.countTokenTransfers),
     findToken: bind(db, tokens.findToken),
     listTokenHolders: bind(db, tokens.listTokenHolders),
