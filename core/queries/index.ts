@@ -102,6 +102,7 @@ export function createQueries ({ knex, prepared }: QueriesOptions) {
     findExactHits: bind(db, search.findExactHits),
     findTransactionHit: bind(db, search.findTransactionHit),
     searchTokens: bind(db, search.searchTokens),
+    searchVerifiedContracts: bind(db, search.searchVerifiedContracts),
     countContracts: bind(db, smartContracts.countContracts),
     findContract: bind(db, smartContracts.findContract),
     findContractCreations: bind(db, smartContracts.findContractCreations),
