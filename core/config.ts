@@ -65,6 +65,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RATE_LIMIT_ENABLED: { type: 'boolean', default: true, description: 'Limit requests per minute per client; false for a private instance (API keys sent are still checked).' },
   RATE_LIMIT_PUBLIC_PER_MIN: { type: 'integer', default: 100, minimum: 1, description: 'Requests a minute for a client without an API key, per IP address (IPv6 per /64), over every interface together.' },
   RATE_LIMIT_PREMIUM_PER_MIN: { type: 'integer', default: 1000, minimum: 1, description: 'Requests a minute for a premium API key, unless the key has its own limit.' },
+  RATE_LIMIT_EXPLORER_ORIGINS: { type: 'string', pattern: '^https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*$', description: 'Origins of the explorer front end (https://explorer.example): requests without a key whose Origin header is one of them are counted apart from the public budget, at RATE_LIMIT_EXPLORER_PER_MIN per IP address; unset, none.' },
+  RATE_LIMIT_EXPLORER_PER_MIN: { type: 'integer', default: 600, minimum: 1, description: 'Requests a minute for the explorer front end\'s visitors (RATE_LIMIT_EXPLORER_ORIGINS), per IP address (IPv6 per /64), apart from its public budget.' },
   REDIS_URL: { type: 'string', pattern: '^rediss?://', description: 'Redis that holds the rate-limit counters, shared by every instance; unset counts in memory.' },
   TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*$', description: 'Comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; unset believes none.' },
   ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Bearer token of the operator: enables the admin API at /admin/api/keys and lets /metrics be read from any address (16 characters or more).' },
@@ -161,6 +163,9 @@ export type Config = Readonly<{
     enabled: boolean
     publicPerMin: number
     premiumPerMin: number
+    /** Origins (scheme://host[:port]) whose keyless requests get the explorer's budget; none when empty. */
+    explorerOrigins: readonly string[]
+    explorerPerMin: number
     redisUrl: string | undefined
   }>
   metrics: Readonly<{ enabled: boolean, allow: readonly string[] }>
@@ -216,6 +221,7 @@ function readVariables (env: Env): Record<string, unknown> {
 export function loadConfig (env: Env = process.env): Config {
   const v = readVariables(env) as Record<string, any>
   const str = (name: string): string | undefined => v[name]
+  const cors: Config['cors'] = { origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim()) }
   return deepFreeze({
     host: v.HOST,
     port: v.PORT,
@@ -270,9 +276,7 @@ export function loadConfig (env: Env = process.env): Config {
       maxChannels: v.SOCKET_MAX_CHANNELS,
       maxQueued: v.SOCKET_MAX_QUEUED
     },
-    cors: {
-      origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim())
-    },
+    cors,
     nftMetadata: {
       enabled: v.NFT_METADATA_ENABLED,
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
@@ -286,6 +290,8 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.RATE_LIMIT_ENABLED,
       publicPerMin: v.RATE_LIMIT_PUBLIC_PER_MIN,
       premiumPerMin: v.RATE_LIMIT_PREMIUM_PER_MIN,
+      explorerOrigins: readExplorerOrigins(str('RATE_LIMIT_EXPLORER_ORIGINS'), cors),
+      explorerPerMin: v.RATE_LIMIT_EXPLORER_PER_MIN,
       redisUrl: str('REDIS_URL')
     },
     metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(str('METRICS_ALLOW')) },
@@ -305,6 +311,20 @@ export function loadConfig (env: Env = process.env): Config {
       solcDownloadUrl: v.SOLC_DOWNLOAD ? v.SOLC_DOWNLOAD_URL : undefined
     }
   })
+}
+
+/**
+ * RATE_LIMIT_EXPLORER_ORIGINS as browsers send Origin (scheme://host[:port],
+ * lower case, no path). Each must be one CORS_ORIGINS lets call: a browser
+ * refused by CORS would never spend the budget meant for it.
+ */
+function readExplorerOrigins (value: string | undefined, cors: Config['cors']): string[] {
+  if (value === undefined) return []
+  const origins = value.split(',').map((entry) => new URL(entry.trim()).origin)
+  const allowed = cors.origins === '*' ? undefined : new Set(cors.origins.map((entry) => new URL(entry).origin))
+  const refused = allowed === undefined ? [] : origins.filter((origin) => !allowed.has(origin))
+  if (refused.length > 0) throw new ConfigInvalidError(`RATE_LIMIT_EXPLORER_ORIGINS names ${refused.join(', ')}, which CORS_ORIGINS does not allow`)
+  return origins
 }
 
 /** TRUST_PROXY's addresses and CIDRs, each checked: a typo must not start a gateway that believes the wrong peers. */

@@ -1,7 +1,9 @@
 // The environment file Blockscout's front end image (configured only through
 // NEXT_PUBLIC_* variables) needs to show this chain from this gateway: the
 // chain's parameters, where the API, its WebSocket and the JSON-RPC are, and
-// where the front end itself is served (it builds its own links from that).
+// where the front end itself is served (it builds its own links from that),
+// and the features it has to be told about: transaction summaries, GraphiQL's
+// default transaction, no ads.
 
 export type ExplorerEnvOptions = {
   /** The gateway as browsers reach it (http://host:port, or behind a proxy https://api.example). */
@@ -9,6 +11,13 @@ export type ExplorerEnvOptions = {
   /** The front end as browsers reach it. */
   appUrl: URL
   chainId: number
+  /**
+   * GraphiQL's default query asks for this transaction: one of this chain's
+   * (the front end's default is another chain's, which the query does not
+   * find); `none` when the gateway serves no GraphQL (the page off);
+   * undefined when none is known yet.
+   */
+  graphiqlTransaction?: string
 }
 
 /** The name the front end shows for the chain and its coin: a clique testnet's ether. */
@@ -20,11 +29,12 @@ const defaultPort = (url: URL): string => url.port !== '' ? url.port : url.proto
 const basePath = (url: URL): string => url.pathname.replace(/\/+$/, '')
 
 /** NAME=value lines, with comments, ready for `docker run --env-file`. */
-export function explorerEnv ({ apiUrl, appUrl, chainId }: ExplorerEnvOptions): string[] {
+export function explorerEnv ({ apiUrl, appUrl, chainId, graphiqlTransaction }: ExplorerEnvOptions): string[] {
   const api = apiUrl.href.replace(/\/+$/, '')
   const path = basePath(apiUrl)
   return [
     '# Blockscout front end (ghcr.io/blockscout/frontend) for this gateway: docker run --env-file <this file> -p 3000:3000 ghcr.io/blockscout/frontend',
+    `# On the gateway, RATE_LIMIT_EXPLORER_ORIGINS=${appUrl.origin} gives the front end's visitors a budget of their own (docs/explorer.md)`,
     '# Where the front end is served',
     `NEXT_PUBLIC_APP_PROTOCOL=${appUrl.protocol.slice(0, -1)}`,
     `NEXT_PUBLIC_APP_HOST=${appUrl.hostname}`,
@@ -51,6 +61,14 @@ export function explorerEnv ({ apiUrl, appUrl, chainId }: ExplorerEnvOptions): s
     "NEXT_PUBLIC_HOMEPAGE_CHARTS=['daily_txs']",
     '# The Stats API (Blockscout\'s stats service) is served by the gateway under /stats',
     `NEXT_PUBLIC_STATS_API_HOST=${apiUrl.origin}`,
-    `NEXT_PUBLIC_STATS_API_BASE_PATH=${path}/stats`
+    `NEXT_PUBLIC_STATS_API_BASE_PATH=${path}/stats`,
+    '# Transaction summaries from the gateway (/api/v2/transactions/{hash}/summary); off unless named',
+    'NEXT_PUBLIC_TRANSACTION_INTERPRETATION_PROVIDER=blockscout',
+    '# No third-party ads (the image loads banner and text ads unless told none)',
+    'NEXT_PUBLIC_AD_BANNER_PROVIDER=none',
+    'NEXT_PUBLIC_AD_TEXT_PROVIDER=none',
+    ...(graphiqlTransaction === undefined
+      ? ['# NEXT_PUBLIC_GRAPHIQL_TRANSACTION: no transaction indexed yet (or no gateway running on DATA_DIR); run explorer-env again once there is one, or GraphiQL\'s default query asks for another chain\'s']
+      : ['# GraphiQL\'s default query: a transaction of this chain (none: the gateway serves no GraphQL)', `NEXT_PUBLIC_GRAPHIQL_TRANSACTION=${graphiqlTransaction}`])
   ]
 }

@@ -1,13 +1,21 @@
 // Search reads: exact lookups of what a query names (a block number, a block
-// or transaction hash, an address) and tokens whose name or symbol starts
-// with it. Tokens are paged by (holder_count desc, address): each page is
-// the prefix indexes on lower(name) and lower(symbol), filtered past the
-// cursor, so a later page costs what the first does.
+// or transaction hash, an address), tokens whose name or symbol starts with
+// it or whose words its words begin (as /api/v2/tokens?q= and Blockscout's
+// search find them), and verified contracts by name alike. Tokens are paged
+// by (holder_count desc, address), filtered past the cursor.
 import type { QueryDb } from './query-db.ts'
+import { searchTerm, TOKEN_SEARCH_VECTOR } from './tokens.ts'
 
 export type BlockHit = { number: number, hash: Buffer, timestamp: Date }
 export type TransactionHit = { hash: Buffer, timestamp: Date }
-export type AddressHit = { hash: Buffer, is_contract: boolean }
+export type AddressHit = {
+  hash: Buffer
+  is_contract: boolean
+  /** The name its verified contract has; null when it has none. */
+  verified_name: string | null
+}
+/** A verified contract whose name the query finds. */
+export type ContractHit = { address: Buffer, name: string }
 export type TokenHit = {
   address: Buffer
   name: string | null
@@ -17,6 +25,8 @@ export type TokenHit = {
   holder_count: number
   /** The name or symbol equals the query (case-insensitive): Blockscout ranks those higher. */
   exact: boolean
+  /** Its contract is verified. */
+  verified: boolean
 }
 
 export type TokenSearchCursor = { holderCount: number, address: Buffer }
@@ -74,30 +84,57 @@ export async function findTransactionHit (db: QueryDb, hash: Buffer): Promise<Tr
 
 /** An address the index has seen (it has an addresses row). */
 export async function findAddressHit (db: QueryDb, hash: Buffer): Promise<AddressHit | undefined> {
-  const { rows } = await db.knex.raw('select hash, contract_code is not null as is_contract from addresses where hash = ?', [hash])
+  const { rows } = await db.knex.raw(`select a.hash, a.contract_code is not null as is_contract, v.name as verified_name
+    from addresses a left join verified_contracts v on v.address = a.hash where a.hash = ?`, [hash])
   return rows[0]
 }
 
+const IS_VERIFIED = 'exists (select 1 from verified_contracts v where v.address = k.address) as verified'
+
 async function findTokenHit (db: QueryDb, address: Buffer): Promise<TokenHit | undefined> {
-  const { rows } = await db.knex.raw('select address, name, symbol, type, total_supply::text, holder_count, true as exact from tokens where address = ?', [address])
+  const { rows } = await db.knex.raw(`select k.address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count, true as exact, ${IS_VERIFIED}
+    from tokens k where k.address = ?`, [address])
   return rows[0]
 }
 
 /** LIKE treats %, _ and \ specially; the query is matched literally. */
 const likePrefix = (text: string): string => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`) + '%'
 
-/** Tokens whose name or symbol starts with `text` (any case), most held first, after `cursor`; one more than `limit`. */
+/**
+ * Tokens whose name or symbol starts with `text` (any case), or whose
+ * symbol's and name's words each word of `text` begins (the text search
+ * /api/v2/tokens?q= makes, on the tokens_search index: "probe" finds
+ * "Verified Probe"), most held first, after `cursor`; one more than `limit`.
+ */
 export async function searchTokens (db: QueryDb, { text, cursor, limit }: { text: string, cursor?: TokenSearchCursor, limit: number }): Promise<TokenHit[]> {
   // PostgreSQL text cannot hold a NUL, so no name or symbol has one (and the query could not be sent).
   if (text.includes('\u0000')) return []
   const prefix = likePrefix(text)
-  const after = cursor === undefined ? '' : 'and (holder_count < ? or (holder_count = ? and address > ?))'
+  const term = searchTerm(text)
+  const words = term === undefined ? '' : `or ${TOKEN_SEARCH_VECTOR} @@ to_tsquery('english', ?)`
+  const after = cursor === undefined ? '' : 'and (k.holder_count < ? or (k.holder_count = ? and k.address > ?))'
   const bindings = cursor === undefined ? [] : [cursor.holderCount, cursor.holderCount, cursor.address]
   const { rows } = await db.knex.raw(`
-    select address, name, symbol, type, total_supply::text, holder_count,
-      coalesce(lower(name) = lower(?), false) or coalesce(lower(symbol) = lower(?), false) as exact
-    from tokens
-    where (lower(name) like ? or lower(symbol) like ?) ${after}
-    order by holder_count desc, address limit ?`, [text, text, prefix, prefix, ...bindings, limit + 1])
+    select k.address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count,
+      coalesce(lower(k.name) = lower(?), false) or coalesce(lower(k.symbol) = lower(?), false) as exact, ${IS_VERIFIED}
+    from tokens k
+    where (lower(k.name) like ? or lower(k.symbol) like ? ${words}) ${after}
+    order by k.holder_count desc, k.address limit ?`, [text, text, prefix, prefix, ...(term === undefined ? [] : [term]), ...bindings, limit + 1])
+  return rows
+}
+
+/**
+ * Verified contracts whose name starts with `text` (any case) or whose name's
+ * words each word of `text` begins (Blockscout's contract search), by name;
+ * at most `limit`. Verified contracts are few (verifications, not chain rows):
+ * no index is kept for this.
+ */
+export async function searchVerifiedContracts (db: QueryDb, { text, limit }: { text: string, limit: number }): Promise<ContractHit[]> {
+  if (text.includes('\u0000')) return []
+  const term = searchTerm(text)
+  const { rows } = await db.knex.raw(`
+    select address, name from verified_contracts
+    where lower(name) like ? ${term === undefined ? '' : "or to_tsvector('english', name) @@ to_tsquery('english', ?)"}
+    order by name, address limit ?`, [likePrefix(text), ...(term === undefined ? [] : [term]), limit])
   return rows
 }

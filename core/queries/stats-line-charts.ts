@@ -69,12 +69,21 @@ export type LineCharts = {
   find (id: string): LineChartInfo | undefined
 }
 
-/** The range of points read: from..to inclusive (YYYY-MM-DD; the first and last days indexed when absent). */
+/** The range of points read: from..to inclusive (YYYY-MM-DD; the first and last days indexed when absent, timestamp 0's day left out). */
 export type LineRange = { from?: string, to?: string, resolution: Resolution }
 
 export class PointsLimitError extends Error {
   constructor (readonly points: number) { super(`exceeded limit on requested data points (~${points}); choose smaller time interval.`) }
 }
+
+/**
+ * The day of timestamp 0, where a genesis block without a time lands (Geth's
+ * default genesis, this gateway's own): charts start at the chain's first
+ * real day, as the stats service's leave timestamp 0 out, not decades of
+ * empty days before it (20,786 daily points). The day's sums still count in
+ * the running totals, as days before a range do; a range asked for it shows it.
+ */
+const EPOCH_DAY = "'1970-01-01'::date"
 
 const INTERVAL: Record<Resolution, string> = { DAY: '1 day', WEEK: '1 week', MONTH: '1 month', YEAR: '1 year' }
 const DAYS_PER: Record<Resolution, number> = { DAY: 1, WEEK: 7, MONTH: 30.4, YEAR: 365.25 }
@@ -118,7 +127,7 @@ export async function readLinePoints (db: QueryDb, { id, from, to, resolution }:
   const spec = CHARTS_BY_ID.get(id)
   if (spec === undefined) throw new Error(`no line chart ${id}`)
   const { rows: [bounds] } = await db.knex.raw<{ rows: Array<{ first: string | null, last: string | null }> }>(
-    "select to_char(min(day), 'YYYY-MM-DD') as first, to_char(max(day), 'YYYY-MM-DD') as last from stats_daily")
+    `select to_char(min(day) filter (where day <> ${EPOCH_DAY}), 'YYYY-MM-DD') as first, to_char(max(day), 'YYYY-MM-DD') as last from stats_daily`)
   const first = from ?? bounds!.first
   const last = to ?? bounds!.last
   if (first === null || last === null || first > last) return []

@@ -3,6 +3,7 @@
 // transaction's own transfers, which run in log order as Blockscout shows them.
 import type { Knex } from 'knex'
 import type { TokenType } from '../rows.ts'
+import { hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
@@ -126,4 +127,21 @@ export async function listTransactionTokenTransfers (db: QueryDb, { hash, limit 
   const rows = await db.prepared.rows<TokenTransferRecord>(`select ${COLUMNS} from token_transfers tt ${JOINS}
     where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit + 1}`, [hash])
   return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
+}
+
+/** What a transfer's `method` is decoded from: its transaction's call, as the transaction detail decodes it. */
+export type TransferCall = { hash: Buffer, to: string | null, to_is_contract: boolean, input: string }
+
+/**
+ * The calls of the transactions `hashes` (a page's transfers' distinct
+ * transactions), in one statement by primary key: each input is read once
+ * per page, however many of the page's transfers one transaction made.
+ */
+export async function readTransferCalls (db: QueryDb, { hashes }: { hashes: Buffer[] }): Promise<TransferCall[]> {
+  if (hashes.length === 0) return []
+  const { rows } = await db.knex.raw<{ rows: TransferCall[] }>(`
+    select t.hash, ${hexColumn('t."to"')} as "to", ${hexColumn('t.input')} as input,
+      exists (select 1 from addresses a where a.hash = t."to" and a.contract_code is not null) as to_is_contract
+    from transactions t where t.hash = any(?)`, [hashes])
+  return rows
 }

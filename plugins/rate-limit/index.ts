@@ -46,7 +46,8 @@ type Spent = { limit: number, remaining: number, resetS: number, exceeded: boole
 
 /**
  * One budget per client across JSON-RPC, REST, GraphQL and its WebSocket: a
- * public client is counted by address, a keyed one by key, on
+ * public client is counted by address (the explorer front end's visitors
+ * apart, at their own limit), a keyed one by key, on
  * @fastify/rate-limit with core/rate-limit's counters (Redis when REDIS_URL
  * is set). Health and metrics are never charged. Limits off
  * (RATE_LIMIT_ENABLED=false), keys are still checked and their use recorded.
@@ -55,13 +56,24 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   const log = app.log.child({ name: 'rate-limit' })
   const usage = app.apiKeys.usage
   app.decorateRequest('rateLimitCost', 1)
+  // The explorer front end's visitors: keyless requests from its origin
+  // (a browser sets Origin; a script may send any) get a budget of their own
+  // per address, as Blockscout's UI gets one apart from its by-IP limit.
+  const explorerOrigins = new Set(options.explorerOrigins)
+  const isExplorer = (request: FastifyRequest): boolean => {
+    const origin = request.headers.origin
+    return explorerOrigins.size > 0 && origin !== undefined && explorerOrigins.has(origin)
+  }
   const limitOf = (request: FastifyRequest): number => {
     const key = request.apiKey
-    if (key == null) return options.publicPerMin
+    if (key == null) return isExplorer(request) ? options.explorerPerMin : options.publicPerMin
     return key.limitPerMin ?? (key.tier === 'premium' ? options.premiumPerMin : options.publicPerMin)
   }
 
-  const clientKey = (request: FastifyRequest): string => request.apiKey == null ? `ip:${clientBucket(request.ip)}` : `key:${request.apiKey.id}`
+  const clientKey = (request: FastifyRequest): string => request.apiKey != null
+    ? `key:${request.apiKey.id}`
+    : `${isExplorer(request) ? 'explorer' : 'ip'}:${clientBucket(request.ip)}`
+  const policyOf = (request: FastifyRequest): string => request.apiKey?.tier ?? (isExplorer(request) ? 'explorer' : 'public')
   let backend = (): 'redis' | 'memory' | 'off' => 'off'
   let spend: (request: FastifyRequest, cost: number) => Spent | undefined | Promise<Spent | undefined> = (request, cost) => {
     if (request.apiKey != null) usage.record(request.apiKey.id, cost, false)
@@ -79,7 +91,7 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     })
     const spent = (request: FastifyRequest, cost: number, limit: number, remaining: number, resetS: number, exceeded: boolean): Spent => {
       if (request.apiKey != null) usage.record(request.apiKey.id, cost, exceeded)
-      return { limit, remaining, resetS, exceeded, policy: request.apiKey?.tier ?? 'public' }
+      return { limit, remaining, resetS, exceeded, policy: policyOf(request) }
     }
     spend = (request, cost) => {
       const limit = limitOf(request)

@@ -5,8 +5,10 @@
 import type { Decoder, DecodedInput, DecodedLog } from '../../core/decode/index.ts'
 import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
 import type { LogRecord } from '../../core/queries/logs.ts'
+import type { TokenTransferRecord, TransferCall } from '../../core/queries/token-transfers.ts'
 import { logTopics } from './present-log.ts'
 import { hex } from './present.ts'
+import { methodOf } from './present-transaction.ts'
 
 type Call = Pick<TransactionJsonRow, 'to' | 'to_is_contract' | 'input'>
 
@@ -26,4 +28,20 @@ export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]):
   const decoded = new Map<LogRecord, DecodedLog | null>()
   await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(hex(l.address), logTopics(l), hex(l.data)))))
   return (l) => decoded.get(l) ?? null
+}
+
+/**
+ * Each transfer's `method` as its transaction's detail gives it (methodOf):
+ * the page's distinct transactions' calls read in one query (`readCalls`)
+ * and decoded together, each target's ABI read once (decodeInputs).
+ */
+export async function transferMethods (decoder: Decoder, readCalls: (options: { hashes: Buffer[] }) => Promise<TransferCall[]>,
+  rows: readonly TokenTransferRecord[]): Promise<(t: TokenTransferRecord) => string | null> {
+  const selector = (t: TokenTransferRecord): string | null => t.method_id.length === 4 ? hex(t.method_id) : null
+  const hashes = new Map<string, Buffer>()
+  for (const t of rows) if (t.method_id.length === 4) hashes.set(hex(t.transaction_hash), t.transaction_hash)
+  const calls = await readCalls({ hashes: [...hashes.values()] })
+  const decoded = await decoder.decodeInputs(calls.map((c) => ({ to: c.to_is_contract ? c.to : null, input: c.input })))
+  const methods = new Map(calls.map((c, i) => [hex(c.hash), methodOf(c.input, decoded[i] ?? null)]))
+  return (t) => methods.get(hex(t.transaction_hash)) ?? selector(t)
 }

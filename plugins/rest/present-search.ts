@@ -1,7 +1,7 @@
 // Blockscout's SearchItem shapes (discriminated by `type`) from search hits,
 // and the one schema that serialises every variant.
 import { getAddress } from 'ethers'
-import type { ExactHit, TokenHit } from '../../core/queries/search.ts'
+import type { ContractHit, ExactHit, TokenHit } from '../../core/queries/search.ts'
 import { hex, timestamp } from './present.ts'
 import { nullable } from './schemas.ts'
 
@@ -9,6 +9,7 @@ import { nullable } from './schemas.ts'
 const EXACT_PRIORITY = 3
 const TOKEN_EXACT_NAME_PRIORITY = 2
 const TOKEN_PREFIX_PRIORITY = 0
+const CONTRACT_PRIORITY = 0
 
 export const searchItem = {
   type: 'object',
@@ -54,10 +55,10 @@ export function presentExactHit (hit: ExactHit) {
       return {
         type: 'address' as const,
         priority: EXACT_PRIORITY,
-        name: null,
+        name: hit.verified_name,
         address_hash: address,
         url: `/address/${address}`,
-        is_smart_contract_verified: false,
+        is_smart_contract_verified: hit.verified_name !== null,
         is_smart_contract_address: hit.is_contract,
         ens_info: null,
         certified: false,
@@ -79,13 +80,30 @@ export function presentTokenHit (token: TokenHit) {
     address_url: `/address/${address}`,
     icon_url: null,
     token_type: token.type,
-    is_smart_contract_verified: false,
+    is_smart_contract_verified: token.verified,
     // A token is a contract by definition: its transfers came from its code.
     is_smart_contract_address: true,
     exchange_rate: null,
     total_supply: token.total_supply,
     circulating_market_cap: null,
     is_verified_via_admin_panel: false,
+    certified: false,
+    reputation: 'ok'
+  }
+}
+
+/** A verified contract found by name, as Blockscout's `contract` result (priority 0, as its search gives it). */
+export function presentContractHit (hit: ContractHit) {
+  const address = getAddress(hex(hit.address))
+  return {
+    type: 'contract' as const,
+    priority: CONTRACT_PRIORITY,
+    name: hit.name,
+    address_hash: address,
+    url: `/address/${address}`,
+    is_smart_contract_verified: true,
+    is_smart_contract_address: true,
+    ens_info: null,
     certified: false,
     reputation: 'ok'
   }

@@ -14,12 +14,17 @@ const CONSTANT_MEMBERS = ',"transaction_tag":null,"exchange_rate":null,' +
   '"historic_exchange_rate":null,"authorization_list":[],"is_pending_update":false,"fhe_operations_count":0'
 
 /**
- * The input's members: the hex as it is, `method` the decoded function's name
- * or else the selector (as Blockscout), and the decoding.
+ * A transaction's `method`, as Blockscout gives it: the decoded function's
+ * name, or else the input's selector (null for an input shorter than one).
+ * Its token transfers carry the same.
  */
+export function methodOf (input: string, decoded: DecodedInput | null): string | null {
+  return decoded !== null ? decoded.method_call.slice(0, decoded.method_call.indexOf('(')) : input.length >= 10 ? input.slice(0, 10) : null
+}
+
+/** The input's members: the hex as it is, `method` (methodOf), and the decoding. */
 function inputMembers (input: string, decoded: DecodedInput | null): string {
-  const method = decoded !== null ? JSON.stringify(decoded.method_call.slice(0, decoded.method_call.indexOf('('))) : input.length >= 10 ? '"' + input.slice(0, 10) + '"' : 'null'
-  return ',"raw_input":"' + input + '","method":' + method + ',"decoded_input":' + (decoded === null ? 'null' : JSON.stringify(decoded))
+  return ',"raw_input":"' + input + '","method":' + JSON.stringify(methodOf(input, decoded)) + ',"decoded_input":' + (decoded === null ? 'null' : JSON.stringify(decoded))
 }
 
 /**
@@ -61,7 +66,11 @@ export const transactionAddresses = (tx: Pick<TransactionJsonRow, 'from' | 'to' 
 /** The addresses a token transfer shows (its token's is in the token object, by name and symbol). */
 export const tokenTransferAddresses = (t: Pick<TokenTransferRecord, 'from' | 'to'>): Buffer[] => [t.from, t.to]
 
-export function presentTokenTransfer (t: TokenTransferRecord, names: AddressNames = NO_NAMES) {
+/**
+ * `method`: its transaction's (methodOf, see decodings.ts's transferMethods);
+ * without one, the selector the row carries.
+ */
+export function presentTokenTransfer (t: TokenTransferRecord, names: AddressNames = NO_NAMES, method: string | null = t.method_id.length === 4 ? hex(t.method_id) : null) {
   const from = hex(t.from)
   const to = hex(t.to)
   return {
@@ -72,7 +81,7 @@ export function presentTokenTransfer (t: TokenTransferRecord, names: AddressName
     token: presentToken(t),
     type: from === ZERO_ADDRESS ? 'token_minting' : to === ZERO_ADDRESS ? 'token_burning' : 'token_transfer',
     timestamp: timestamp(t.timestamp),
-    method: t.method_id.length === 4 ? hex(t.method_id) : null,
+    method,
     block_hash: hex(t.block_hash),
     block_number: t.block_number,
     log_index: t.log_index,

@@ -1,13 +1,19 @@
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
 import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search.ts'
-import { presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
+import { presentContractHit, presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
 
 /** Blockscout's quick search answers nothing for shorter queries. */
 const QUICK_MIN_LENGTH = 3
 const MAX_QUERY_LENGTH = 256
+/**
+ * Verified contracts found by name go on the first page, after the exact
+ * hits and before the tokens, at most this many: the tokens always keep room
+ * there, and their cursor pages the rest.
+ */
+const MAX_CONTRACT_HITS = 20
 
 const q = { type: 'string', maxLength: MAX_QUERY_LENGTH } as const
 // Blockscout sends the search cursor as flat bracket keys, every value a string.
@@ -20,11 +26,16 @@ const needsQ = <const Properties extends Record<string, object> = {}>(properties
 
 export async function searchRoutes (app: RestApp): Promise<void> {
   const queries = app.queries
+  /** What leads a first page: the exact hits, and the verified contracts the name finds. */
+  const firstHits = async (text: string) => await Promise.all([
+    queries.findExactHits(text),
+    queries.searchVerifiedContracts({ text, limit: MAX_CONTRACT_HITS })
+  ])
 
   app.get('/search', {
     schema: {
       tags: ['search'],
-      summary: 'Blocks, transactions and addresses a query names, and tokens whose name or symbol starts with it (50 a page)',
+      summary: 'Blocks, transactions and addresses a query names, tokens by name or symbol and verified contracts by name (50 a page)',
       querystring: {
         ...needsQ({ next_page_params_type: { type: 'string', enum: ['search'] }, ...TOKEN_CURSOR }),
         dependencies: { 'token[holder_count]': ['token[address_hash]'], 'token[address_hash]': ['token[holder_count]'] }
@@ -42,14 +53,14 @@ export async function searchRoutes (app: RestApp): Promise<void> {
       ? undefined
       : { holderCount, address: hashBytes(address) }
     if (text === '') return { items: [], next_page_params: null }
-    // Exact matches lead the first page only; later pages continue the token list.
-    const exact = cursor === undefined ? await queries.findExactHits(text) : []
-    const room = PAGE_SIZE - exact.length
+    // Exact matches and contracts lead the first page only; later pages continue the token list.
+    const [exact, contracts] = cursor === undefined ? await firstHits(text) : [[], []]
+    const room = PAGE_SIZE - exact.length - contracts.length
     const tokens = await queries.searchTokens({ text, cursor, limit: room })
     const shown = tokens.slice(0, room)
     const last = shown[shown.length - 1]
     return {
-      items: [...exact.map(presentExactHit), ...shown.map(presentTokenHit)],
+      items: [...exact.map(presentExactHit), ...contracts.map(presentContractHit), ...shown.map(presentTokenHit)],
       next_page_params: tokens.length > room && last !== undefined
         ? { next_page_params_type: 'search', q: text, 'token[holder_count]': String(last.holder_count), 'token[address_hash]': hex(last.address), 'token[name]': last.name }
         : null
@@ -66,9 +77,10 @@ export async function searchRoutes (app: RestApp): Promise<void> {
   }, async (request) => {
     const text = request.query.q.trim()
     if (text.length < QUICK_MIN_LENGTH) return []
-    const exact = await queries.findExactHits(text)
-    const tokens = await queries.searchTokens({ text, cursor: undefined, limit: PAGE_SIZE - exact.length })
-    return [...exact.map(presentExactHit), ...tokens.slice(0, PAGE_SIZE - exact.length).map(presentTokenHit)]
+    const [exact, contracts] = await firstHits(text)
+    const room = PAGE_SIZE - exact.length - contracts.length
+    const tokens = await queries.searchTokens({ text, cursor: undefined, limit: room })
+    return [...exact.map(presentExactHit), ...contracts.map(presentContractHit), ...tokens.slice(0, room).map(presentTokenHit)]
   })
 
   app.get('/search/check-redirect', {

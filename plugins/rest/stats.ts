@@ -8,7 +8,10 @@ import { createRefreshing } from '../../core/stats/refreshing.ts'
 import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
 import { timestamp } from './present.ts'
 
-const STATS_REFRESH_MS = 5000
+/** The oldest totals served: a new block shows on the home page within this (docs/rest-api.md). */
+const STATS_MAX_AGE_MS = 5000
+/** Totals this old start the next read, served meanwhile: a page polling within the bound never waits. */
+const STATS_REFRESH_MS = STATS_MAX_AGE_MS / 2
 // Yesterday and before: it changes once a day, or while a backfill adds old blocks.
 const CHART_REFRESH_MS = 60_000
 const WEI_PER_GWEI = 1e9
@@ -107,8 +110,9 @@ function presentGasPrices (prices: ChainStats['gasPrices'], detailed: boolean) {
 
 export async function statsRoutes (app: RestApp): Promise<void> {
   // A read that fails in the background leaves the last value served: say so in the log.
-  const every = (maxAgeMs: number, what: string) => ({ maxAgeMs, onError: (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`) })
-  const stats = createRefreshing(async () => await app.queries.stats.readChainStats(), every(STATS_REFRESH_MS, 'the chain stats'))
+  const every = (maxAgeMs: number, what: string, maxServedAgeMs?: number) =>
+    ({ maxAgeMs, maxServedAgeMs, onError: (err: unknown) => app.log.warn({ err }, `reading ${what} failed; serving the last value`) })
+  const stats = createRefreshing(async () => await app.queries.stats.readChainStats(), every(STATS_REFRESH_MS, 'the chain stats', STATS_MAX_AGE_MS))
   const chart = createRefreshing(async () => await app.queries.stats.readDailyTransactions(), every(CHART_REFRESH_MS, 'the transactions chart'))
   const transactionStats = createRefreshing(async () => {
     const [counts, pool] = await Promise.all([
@@ -116,7 +120,7 @@ export async function statsRoutes (app: RestApp): Promise<void> {
       app.geth.rpc.call<{ pending: string }>('txpool_status')
     ])
     return { ...counts, pending: BigInt(pool.pending).toString() }
-  }, every(STATS_REFRESH_MS, 'the transaction stats'))
+  }, every(STATS_REFRESH_MS, 'the transaction stats', STATS_MAX_AGE_MS))
 
   app.get('/stats', { schema: statsSchema }, async (request) => {
     const { value: s, computedAtMs } = await stats.get()

@@ -11,6 +11,8 @@ import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance
 import { NotFoundError } from '../../core/errors.ts'
 import type { Queries } from '../../core/queries/index.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
+import type { Decoder } from '../../core/decode/index.ts'
+import { transferMethods } from './decodings.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78
@@ -35,7 +37,7 @@ const instanceList = listCursor({ unique_token: cursorIntString }, { unique_toke
 const instanceTransferList = listCursor({ ...tokenTransferList.params, token_id: cursorIntString })
 const instanceHolderList = listCursor({ address_hash: cursorAddress, value: cursorIntString, token_id: cursorIntString, items_count: itemsCount })
 
-export async function tokenInstanceRoutes (app: RestApp, { nftMetadata, names }: { nftMetadata: NftMetadataReader, names: AddressNameReader }): Promise<void> {
+export async function tokenInstanceRoutes (app: RestApp, { decoder, nftMetadata, names }: { decoder: Decoder, nftMetadata: NftMetadataReader, names: AddressNameReader }): Promise<void> {
   const queries = app.queries
 
   app.get('/tokens/:address_hash_param/instances', {
@@ -91,8 +93,8 @@ export async function tokenInstanceRoutes (app: RestApp, { nftMetadata, names }:
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
     const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
-    const named = await names.read(rows.flatMap(tokenTransferAddresses))
-    return instanceTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named), (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
+    const [named, method] = await Promise.all([names.read(rows.flatMap(tokenTransferAddresses)), transferMethods(decoder, queries.readTransferCalls, rows)])
+    return instanceTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named, method(t)), (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/holders', {

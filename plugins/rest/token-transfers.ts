@@ -8,14 +8,16 @@ import { addressHashParams, itemsCount, message, query, tokenTransfer, transacti
 import { hashBytes } from './present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
+import type { Decoder } from '../../core/decode/index.ts'
+import { transferMethods } from './decodings.ts'
 
 const listResponse = tokenTransferList.response(tokenTransfer)
 
-export async function tokenTransferRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
+export async function tokenTransferRoutes (app: RestApp, { decoder, names }: { decoder: Decoder, names: AddressNameReader }): Promise<void> {
   const queries = app.queries
   const pageOf = async (rows: TokenTransferRecord[], q: object, size?: number) => {
-    const named = await names.read(rows.flatMap(tokenTransferAddresses))
-    return tokenTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named), nextTokenTransferParams, q, size)
+    const [named, method] = await Promise.all([names.read(rows.flatMap(tokenTransferAddresses)), transferMethods(decoder, queries.readTransferCalls, rows)])
+    return tokenTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named, method(t)), nextTokenTransferParams, q, size)
   }
 
   app.get('/token-transfers', {

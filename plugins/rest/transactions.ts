@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from './present-transaction.ts'
+import { methodOf, presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, query, transaction, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'
 import { blockIndexCursor, listCursor } from './pages.ts'
@@ -57,7 +57,9 @@ export async function transactionRoutes (app: RestApp, { decoder, names }: { dec
     const [transfers, decoded] = await Promise.all([app.queries.listTransactionTokenTransfers({ hash, limit: DETAIL_TOKEN_TRANSFERS }), decodeTransactionInput(decoder, tx)])
     const shownTransfers = transfers.slice(0, DETAIL_TOKEN_TRANSFERS)
     const named = await names.read([...transactionAddresses(tx), ...shownTransfers.flatMap(tokenTransferAddresses)])
-    const shown = JSON.stringify(shownTransfers.map((t) => presentTokenTransfer(t, named)))
+    // The transfers' method is the transaction's own, decoded above.
+    const method = methodOf(tx.input, decoded)
+    const shown = JSON.stringify(shownTransfers.map((t) => presentTokenTransfer(t, named, method)))
     return await reply.type(JSON_TEXT).send(transactionJson(tx, await app.confirmationDuration(), decoded, named, shown, String(transfers.length > DETAIL_TOKEN_TRANSFERS)))
   })
 

@@ -13,7 +13,7 @@ import type { ChannelHub } from '../../core/phoenix/hub.ts'
 import { TOPICS } from '../../core/phoenix/topics.ts'
 import { blockMiner, presentBlock } from '../rest/present.ts'
 import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from '../rest/present-transaction.ts'
-import { decodeTransactionInput } from '../rest/decodings.ts'
+import { decodeTransactionInput, transferMethods } from '../rest/decodings.ts'
 import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
 import { presentCoinBalance } from '../rest/address-lists.ts'
 import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
@@ -88,16 +88,17 @@ async function broadcastAddressTransactions (queries: Queries, decoder: Decoder,
   }
 }
 
-async function broadcastAddressTransfers (queries: Queries, names: NameReader, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
+async function broadcastAddressTransfers (queries: Queries, decoder: Decoder, names: NameReader, hub: ChannelHub, transfers: TokenTransferRow[], subscribed: (a: string) => boolean): Promise<void> {
   const relevant = transfers.filter((t) => subscribed(t.from) || subscribed(t.to))
   const byAddress = new Map<string, unknown[]>()
   const records = []
   for (const hash of new Set(relevant.map((t) => t.transaction_hash))) {
     records.push(...await queries.listTransactionTokenTransfers({ hash: bytes(hash), limit: MAX_TRANSFERS_PER_TRANSACTION }))
   }
-  const named = await names.read(records.flatMap(tokenTransferAddresses))
+  // The method as the REST lists give it: its transaction's, decoded.
+  const [named, method] = await Promise.all([names.read(records.flatMap(tokenTransferAddresses)), transferMethods(decoder, queries.readTransferCalls, records)])
   for (const record of records) {
-    const item = presentTokenTransfer(record, named)
+    const item = presentTokenTransfer(record, named, method(record))
     for (const party of new Set(['0x' + record.from.toString('hex'), '0x' + record.to.toString('hex')])) {
       if (subscribed(party)) byAddress.set(party, [...byAddress.get(party) ?? [], item])
     }
@@ -139,7 +140,7 @@ export async function broadcastBatch (queries: Queries, hub: ChannelHub, batch: 
   broadcastCounts(hub, transactions, transfers)
   const subscribed = (address: string): boolean => hub.hasSubscribers(TOPICS.address(address))
   await broadcastAddressTransactions(queries, decoder, names, hub, transactions, subscribed)
-  await broadcastAddressTransfers(queries, names, hub, transfers, subscribed)
+  await broadcastAddressTransfers(queries, decoder, names, hub, transfers, subscribed)
   await broadcastBalances(queries, hub, batch, subscribed)
   if (hub.hasSubscribers(TOPICS.newAddress)) hub.broadcast(TOPICS.newAddress, 'count', { count: Number(await queries.countAddresses()) })
 }

@@ -2,8 +2,9 @@
 // from memory meanwhile, as the stats service serves figures it computed on
 // its schedule (and as /api/v2/stats serves its counters): a front end polls
 // the counters and the main page on every visit, and each read sums the daily
-// rows and the last 24 hours' transactions. Only a key's first read is waited
-// for; a stale answer is served while the next read runs (core/stats/refreshing.ts).
+// rows and the last 24 hours' transactions. An answer past REFRESH_MS is
+// served while the next read runs (core/stats/refreshing.ts), but none older
+// than MAX_AGE_MS: after a quiet spell the first request waits for the read.
 // An answer is kept as the bytes sent, and gzipped once beside them: a year
 // of daily points is 21 KB, which costs both ends more to send and receive
 // than the request costs to route (bench:stats), and 2 KB gzipped. A read
@@ -13,8 +14,10 @@ import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { createRefreshing, type Refreshing } from '../../core/stats/refreshing.ts'
 
-/** How stale a figure may be served: a block's figures show within this. */
-export const REFRESH_MS = 5000
+/** The oldest answer served: a new block's figures show within this (docs/stats-api.md). */
+export const MAX_AGE_MS = 5000
+/** An answer this old starts the next read, served meanwhile: a client polling within MAX_AGE_MS never waits. */
+export const REFRESH_MS = MAX_AGE_MS / 2
 /** Distinct chart requests (chart, range, resolution) kept; past it the cache starts over. */
 const MAX_KEYS = 1000
 /** Smaller answers go as they are: gzip's header and the decompression would outweigh the bytes saved. */
@@ -28,7 +31,7 @@ export type Answer = { json: Buffer, gzip: Buffer | undefined }
 
 export type Answers = {
   get (key: string, read: () => Promise<object>): Promise<Answer>
-  /** The answer kept for `key` now (stale ones start their next read), without a promise: the hot path. */
+  /** The answer kept for `key` now (stale ones start their next read; none past MAX_AGE_MS), without a promise: the hot path. */
   peek (key: string): Answer | undefined
 }
 
@@ -46,7 +49,9 @@ export function createAnswers (onError: (err: unknown, key: string) => void): An
       let entry = kept.get(key)
       if (entry === undefined) {
         if (kept.size >= MAX_KEYS) kept.clear()
-        entry = createRefreshing(async () => await encode(await read()), { maxAgeMs: REFRESH_MS, onError: (err) => onError(err, key) })
+        entry = createRefreshing(async () => await encode(await read()), {
+          maxAgeMs: REFRESH_MS, maxServedAgeMs: MAX_AGE_MS, onError: (err) => onError(err, key)
+        })
         kept.set(key, entry)
       }
       try {

@@ -58,7 +58,8 @@ export const COMMAND_USAGE = {
   'explorer-env': `explorer-env [--api-url URL] [--app-url URL]
       Print the environment file for Blockscout's front end image pointed at
       this instance: --api-url is the gateway as browsers reach it (default
-      http://HOST:PORT), --app-url the front end (default http://localhost:3000).`,
+      where the gateway running on DATA_DIR serves, else http://HOST:PORT),
+      --app-url the front end (default http://localhost:3000).`,
   stats: `stats rebuild
       Compute the Stats API's daily figures again from the indexed tables,
       keep them, and print each day and figure where the incremental ones

@@ -59,7 +59,7 @@ t.test('NFT metadata settings: on, through ipfs.io, private hosts refused, unles
 
 t.test('access settings: limits on at 100 and 1000 a minute, no Redis, no trusted proxy, no admin API, unless told otherwise', async (t) => {
   const config = loadConfig({})
-  t.same(config.rateLimit, { enabled: true, publicPerMin: 100, premiumPerMin: 1000, redisUrl: undefined })
+  t.same(config.rateLimit, { enabled: true, publicPerMin: 100, premiumPerMin: 1000, explorerOrigins: [], explorerPerMin: 600, redisUrl: undefined })
   t.same(config.trustProxy, [])
   t.equal(config.auth.adminToken, undefined)
   t.same(loadConfig({ TRUST_PROXY: '10.0.0.1,192.168.0.0/16,fd00::/8' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', 'fd00::/8'])

@@ -98,6 +98,22 @@ t.test('status without DATA_DIR finds the installed service\'s gateway through i
   t.match(lines.join('\n'), `gateway running on ${chain.dataDir} (pid ${gateway.pid})`)
 })
 
+t.test('explorer-env reads the running gateway: its real port (PORT says 0), a transaction of its index for GraphiQL, summaries on, ads off', async (t) => {
+  const result = await ops('explorer-env')
+  t.equal(result.exitCode, 0, result.stderr)
+  const env = Object.fromEntries(result.stdout.split('\n').filter((l) => l.startsWith('NEXT_PUBLIC_')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  const served = new URL(gateway.url)
+  t.equal(env.NEXT_PUBLIC_API_PORT, served.port)
+  t.equal(env.NEXT_PUBLIC_NETWORK_RPC_URL, `${served.origin}/rpc`)
+  t.equal(env.NEXT_PUBLIC_STATS_API_HOST, served.origin)
+  t.match(env.NEXT_PUBLIC_GRAPHIQL_TRANSACTION, /^0x[0-9a-f]{64}$/)
+  const indexed = await db('transactions').where({ hash: Buffer.from(env.NEXT_PUBLIC_GRAPHIQL_TRANSACTION!.slice(2), 'hex') }).first()
+  t.ok(indexed, 'a transaction the index holds')
+  t.equal(env.NEXT_PUBLIC_TRANSACTION_INTERPRETATION_PROVIDER, 'blockscout')
+  t.equal(env.NEXT_PUBLIC_AD_BANNER_PROVIDER, 'none')
+  t.equal(env.NEXT_PUBLIC_AD_TEXT_PROVIDER, 'none')
+})
+
 t.test('faucet <address> [amount] sends from the faucet account and prints the mined transaction', async (t) => {
   const to = '0x00000000000000000000000000000000000fa0ce'
   const result = await ops('faucet', to, '2.5')

@@ -80,3 +80,30 @@ t.test('peek answers without a promise: nothing before the first read, then the 
   await tick()
   t.equal(value.peek()?.value, 2)
 })
+
+t.test('with maxServedAgeMs a value that old is never served: after a quiet spell the caller waits for the fresh read', async (t) => {
+  let clock = 0
+  let reads = 0
+  let fail = false
+  const value = createRefreshing(async () => {
+    reads++
+    await tick()
+    if (fail) throw new Error('database down')
+    return reads
+  }, { maxAgeMs: 2500, maxServedAgeMs: 5000, now: () => clock })
+  await value.get()
+  clock = 3000
+  t.equal((await value.get()).value, 1, 'past maxAgeMs, within the bound: served while the next read runs')
+  await tick()
+  await tick()
+  t.equal(value.peek()?.value, 2, 'and the next read is in')
+  clock = 3000 + 5000
+  t.equal(value.peek(), undefined, 'past the bound: peek has nothing')
+  t.equal((await value.get()).value, 3, 'get waits for the fresh read')
+  t.equal(reads, 3)
+  clock += 6000
+  fail = true
+  await t.rejects(value.get(), /database down/, 'a failed read past the bound is the caller\'s error, not the old value')
+  fail = false
+  t.equal((await value.get()).value, 5)
+})

@@ -157,6 +157,61 @@ t.test('GET /api/v2/search/check-redirect names the page to go to', async (t) =>
   t.same(await redirect('99999999999999999999999'), none, 'a number past any block')
 })
 
+// Verified contracts, stored as a verification stores them (only the columns search reads matter).
+async function storeVerified (address: string, name: string): Promise<void> {
+  await app.db.knex('verified_contracts').insert({
+    address: Buffer.from(address.slice(2), 'hex'),
+    name,
+    compiler_version: 'v0.8.24+commit.e11b9ed9',
+    compiler_settings: {},
+    source_files: {},
+    file_path: 'Probe.sol',
+    abi: JSON.stringify([]),
+    match_type: 'full',
+    optimization: false,
+    verification_method: 'flattened-code',
+    runtime_code_hash: Buffer.alloc(32)
+  })
+}
+
+t.test('a word of a token\'s name finds it, as /api/v2/tokens?q= does; a verified contract\'s name finds it as a contract result', async (t) => {
+  const listed = (await get('/api/v2/tokens?q=search')).json()
+  t.match(listed.items, [{ address_hash: tokenAddress }], 'the tokens list finds "Rest Search" by its second word')
+  for (const q of ['search', 'Search', 'rest search', 'sea']) {
+    const body = (await get(`/api/v2/search?q=${encodeURIComponent(q)}`)).json()
+    checkSpec(t, '/v2/search', body)
+    t.match(body.items, [{ type: 'token', address_hash: tokenAddress, name: 'Rest Search' }], q)
+  }
+  await storeVerified(walkAddresses[3]!, 'VerifiedProbeVault')
+  await storeVerified(tokenAddress, 'RestSearchToken')
+  const contract = {
+    type: 'contract',
+    priority: 0,
+    name: 'VerifiedProbeVault',
+    address_hash: getAddress(walkAddresses[3]!),
+    url: `/address/${getAddress(walkAddresses[3]!)}`,
+    is_smart_contract_verified: true,
+    is_smart_contract_address: true,
+    ens_info: null,
+    certified: false,
+    reputation: 'ok'
+  }
+  for (const q of ['VerifiedProbeVault', 'verifiedprobe', 'verif']) {
+    const body = (await get(`/api/v2/search?q=${q}`)).json()
+    checkSpec(t, '/v2/search', body)
+    t.same(body.items, [contract], q)
+    t.same((await get(`/api/v2/search/quick?q=${q}`)).json(), [contract], `quick: ${q}`)
+  }
+  const token = (await get('/api/v2/search?q=rsrch')).json().items
+  t.match(token, [{ type: 'token', address_hash: tokenAddress, is_smart_contract_verified: true }], 'a token whose contract is verified says so')
+  const both = (await get('/api/v2/search?q=restsearchtoken')).json().items
+  t.match(both, [{ type: 'contract', name: 'RestSearchToken', address_hash: tokenAddress }])
+  const address = (await get(`/api/v2/search?q=${walkAddresses[3]!.toLowerCase()}`)).json().items
+  t.match(address.find((i: { type: string }) => i.type === 'address'), { name: 'VerifiedProbeVault', is_smart_contract_verified: true }, 'an address found by hash names its verified contract')
+  const walk = (await get('/api/v2/search?q=walk')).json()
+  t.equal(walk.items.length, 50, 'contracts take no room where none matches')
+})
+
 t.test('bad input answers 422 in Blockscout\'s shape, never 500', async (t) => {
   const cases: Array<[string, string, RegExp]> = [
     ['/api/v2/search', '/q', /^Missing field: q$/],

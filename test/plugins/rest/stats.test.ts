@@ -128,6 +128,16 @@ t.test('the stats are read once per refresh period, not per request', async (t) 
   t.ok(second.gas_prices_update_in <= first.gas_prices_update_in)
 })
 
+t.test('after a quiet spell longer than the bound (5 s), the first read shows the blocks indexed meanwhile', async (t) => {
+  await get('/api/v2/stats')
+  const readAt = Date.now()
+  await sealBlocks({ rpc, wallets, rounds: 2 })
+  const indexed = await waitForIndexed(app)
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, readAt + 5200 - Date.now())))
+  const after = (await get('/api/v2/stats')).json()
+  t.equal(after.total_blocks, String(indexed + 1), 'the totals of the index now, not those kept from before the spell')
+})
+
 t.test('unknown parameters answer 422', async (t) => {
   for (const url of ['/api/v2/stats?x=1', '/api/v2/transactions/stats?x=1', '/api/v2/stats/charts/transactions?x=1']) {
     const response = await get(url)

@@ -38,11 +38,14 @@ async function nodeTransfers (): Promise<Expected[]> {
   })
 }
 const expected = await nodeTransfers()
-// Each transferring transaction's method selector, from the node: a transfer shows its transaction's.
-const selectors = new Map<string, string | null>()
+// Each transferring transaction's method as its detail gives it (the decoded
+// function's name, else the selector): a transfer shows its transaction's.
+const methods = new Map<string, string | null>()
+const detailTransfers = new Map<string, Array<{ method: string | null }>>()
 for (const hash of new Set(expected.map((e) => e.hash))) {
-  const data = (await provider.getTransaction(hash))!.data
-  selectors.set(hash, data.length >= 10 ? data.slice(0, 10) : null)
+  const detail = (await get(`/api/v2/transactions/${hash}`)).json()
+  methods.set(hash, detail.method)
+  detailTransfers.set(hash, detail.token_transfers)
 }
 const newestFirst = (a: Expected, b: Expected) => b.block - a.block || b.logIndex - a.logIndex || b.position - a.position
 const expectedKey = (e: Expected) => `${e.hash}:${e.logIndex}:${e.id ?? ''}`
@@ -58,11 +61,22 @@ function checkValues (t: { equal (a: unknown, b: unknown, m: string): unknown },
     t.equal(item.from.hash, e.from, k)
     t.equal(item.to.hash, e.to, k)
     t.equal(item.block_number, e.block, k)
-    t.equal(item.method, selectors.get(e.hash), k)
+    t.equal(item.method, methods.get(e.hash), k)
     if (e.type !== 'ERC-721') t.equal(item.total.value, e.amount, k)
     t.equal(item.type, e.from === getAddress('0x' + '00'.repeat(20)) ? 'token_minting' : 'token_transfer', k)
   }
 }
+
+t.test('a transfer\'s method is its transaction\'s as the detail names it, not the selector where the input decodes', async (t) => {
+  const named = [...methods.values()].filter((m) => m !== null && !m.startsWith('0x'))
+  t.ok(named.includes('transfer'), 'an ERC-20 transfer call decodes to transfer')
+  const { items } = await walkPages(t, get, '/api/v2/token-transfers', { key })
+  const byTransaction = new Map(items.map((i: { transaction_hash: string, method: string | null }) => [i.transaction_hash, i.method]))
+  for (const [hash, method] of methods) {
+    t.equal(byTransaction.get(hash), method, hash)
+    for (const shown of detailTransfers.get(hash)!) t.equal(shown.method, method, `the detail's own token_transfers: ${hash}`)
+  }
+})
 
 t.test('GET /api/v2/token-transfers walks every transfer of the node once, newest first, batches item by item', async (t) => {
   const { items, pages } = await walkPages(t, get, '/api/v2/token-transfers', { key, cursorKeys: ['block_number', 'index'], check: specCheck(t, '/v2/token-transfers') })
@@ -110,6 +124,7 @@ t.test('GET /api/v2/addresses/{hash}/token-transfers filters by side, type and t
       key, resend, check: specCheck(t, '/v2/addresses/{address_hash_param}/token-transfers')
     })
     t.same(items.map(key), expected.filter(wanted).sort(newestFirst).map(expectedKey), JSON.stringify(resend))
+    checkValues(t, items)
     const next = pages[0].next_page_params
     if (next !== null) {
       for (const echoed of ['filter', 'token', 'items_count'] as const) if (echoed in resend) t.equal(String(next[echoed]), resend[echoed], `${echoed} is echoed`)
@@ -124,6 +139,7 @@ t.test('GET /api/v2/tokens/{hash}/transfers walks the token\'s transfers', async
   for (const token of [contracts.multi, contracts.nft, contracts.token]) {
     const { items } = await walkPages(t, get, `/api/v2/tokens/${token}/transfers`, { key, check: specCheck(t, '/v2/tokens/{address_hash_param}/transfers') })
     t.same(items.map(key), expected.filter((e) => e.token === token).sort(newestFirst).map(expectedKey), token)
+    checkValues(t, items)
   }
   const notToken = await get(`/api/v2/tokens/${contracts.caller}/transfers`)
   t.equal(notToken.statusCode, 404)

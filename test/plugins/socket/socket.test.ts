@@ -107,6 +107,7 @@ t.test('topics hear new blocks, transactions, token transfers and balances in th
 
   const transfers = (await get(`/api/v2/addresses/${holder}/token-transfers`)).items
   t.same(holderTransfers, [{ token_transfers: transfers }], 'addresses:<holder> gets the token transfer as its list shows it')
+  t.equal(transfers[0].method, 'transfer', 'the method by name, as the transaction shows it')
   t.equal(getAddress(transfers[0].token.address_hash), getAddress(tokenAddress))
   t.same(holderTokenBalance, [{ block_number: transfer.blockNumber }])
   const { rows: [{ n }] } = await app.db.knex.raw('select count(*)::int as n from addresses')

@@ -12,7 +12,7 @@ import stats from '../../../plugins/stats/index.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { makeBlock, storeStatsChain } from '../../support/stats-chain.ts'
 import { storeBlocks } from '../../../core/indexer/store.ts'
-import { MIN_GZIP_BYTES, REFRESH_MS } from '../../../plugins/stats/answers.ts'
+import { MAX_AGE_MS, MIN_GZIP_BYTES, REFRESH_MS } from '../../../plugins/stats/answers.ts'
 import { gunzipSync } from 'node:zlib'
 import { Ajv } from 'ajv'
 import fp from 'fastify-plugin'
@@ -261,4 +261,17 @@ t.test('figures are served from memory for REFRESH_MS, then the new block shows'
     seen = await totalTxns()
   }
   t.equal(seen, wanted, 'once stale, the next read brings the new block in')
+})
+
+// Last too: it adds a block.
+t.test('after a quiet spell longer than MAX_AGE_MS, the first read shows the blocks indexed meanwhile', async (t) => {
+  const counter = async (id: string) => (await get('/stats/api/v1/counters')).body.counters.find((c: { id: string }) => c.id === id).value as string
+  const mainTotal = async () => (await get('/stats/api/v1/pages/main')).body.total_blocks.value as string
+  await counter('totalBlocks')
+  await mainTotal()
+  await storeBlocks(database.knex, [makeBlock(head + 2, Date.now() - 500, [22])])
+  const { rows: [{ blocks }] } = await database.knex.raw<{ rows: [{ blocks: string }] }>('select count(*)::text as blocks from blocks')
+  await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 200))
+  t.equal(await counter('totalBlocks'), String(blocks), 'the counters: the first read after the spell')
+  t.equal(await mainTotal(), String(blocks), 'the main page too')
 })
