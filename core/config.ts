@@ -26,6 +26,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
   HTTP_REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a client may take to send a whole request, headers and body; a slower one gets 408 and its connection closed. A WebSocket is not limited once upgraded.' },
   HTTP_MAX_CONNECTIONS: { type: 'integer', default: 1000, minimum: 1, description: 'Most client connections (WebSockets included) open at once; further ones are closed as they come, so clients cannot take the file descriptors Geth and PostgreSQL need.' },
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', default: 100, minimum: 1, description: 'Most connections one client address (IPv6: its /64) may hold open at once; further ones are closed as they come, so one client cannot take HTTP_MAX_CONNECTIONS. Addresses in TRUST_PROXY are not counted (their clients all share them): limit those at the proxy.' },
+  HTTP_HEADERS_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'How long a client may take from opening a connection (or from a request\'s first byte on a kept-alive one) to the end of the request\'s headers; a connection that sends nothing for this long is closed. At most HTTP_REQUEST_TIMEOUT_MS.' },
   HTTP_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep the answers of the hot REST pages (home page, newest blocks and transactions, stats, transaction, block and address details) per indexed head, with ETag and 304 Not Modified; false reads every request from the database and sends no ETag.' },
   HTTP_CACHE_MAX_MB: { type: 'integer', default: 32, minimum: 1, maximum: 4096, description: 'Megabytes of answers the head-keyed cache holds at most; the oldest go first.' },
   DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
@@ -91,7 +93,10 @@ export type Config = Readonly<{
   port: number
   http: Readonly<{
     requestTimeoutMs: number
+    /** The end of a request's headers is due this long after the connection opened or the request began (HTTP_HEADERS_TIMEOUT_MS). */
+    headersTimeoutMs: number
     maxConnections: number
+    maxConnectionsPerAddress: number
   }>
   httpCache: Readonly<{ enabled: boolean, maxBytes: number }>
   dataDir: string
@@ -221,7 +226,9 @@ export function loadConfig (env: Env = process.env): Config {
     port: v.PORT,
     http: {
       requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
-      maxConnections: v.HTTP_MAX_CONNECTIONS
+      headersTimeoutMs: Math.min(v.HTTP_HEADERS_TIMEOUT_MS, v.HTTP_REQUEST_TIMEOUT_MS),
+      maxConnections: v.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: v.HTTP_MAX_CONNECTIONS_PER_ADDRESS
     },
     httpCache: { enabled: v.HTTP_CACHE_ENABLED, maxBytes: v.HTTP_CACHE_MAX_MB * 1024 * 1024 },
     dataDir: resolve(v.DATA_DIR),

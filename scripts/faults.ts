@@ -2,8 +2,8 @@
 // a copy of a generated chain, with embedded PostgreSQL), one scenario after
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
 // killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
-// a reorg, the gateway killed while following the head, and the database's
-// disk full.
+// a reorg, the gateway killed while following the head, 1,000 idle
+// connections from one address, and the database's disk full.
 // Exit 0 when none failed, 1 otherwise, 2 when setup failed.
 // Knobs and what each row means: docs/hardening.md.
 import { printTable } from './bench/report.ts'
@@ -11,6 +11,7 @@ import { createFaultContext, type FaultContext, type ScenarioResult } from './fa
 import { gatewayKillFollowing, gatewayKillMidBackfill } from './faults/gateway-kill.ts'
 import { diskFull } from './faults/disk-full.ts'
 import { gethKill } from './faults/geth-kill.ts'
+import { idleConnections } from './faults/idle-connections.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './lib/proof-gateway.ts'
@@ -38,6 +39,7 @@ const SCENARIOS: Scenario[] = [
   { id: 'postgres-down', run: async (c, _head, s) => await postgresDown(c, s.postgresDownS) },
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
   { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) },
+  { id: 'idle-connections', run: async (c) => await idleConnections(c) },
   // Last: it leaves the database on a tmpfs until the cleanups.
   { id: 'disk-full', run: async (c, _head, s) => await diskFull(c, s.diskFullS) }
 ]

@@ -1,6 +1,7 @@
 // npm run faults itself, on a tiny chain and two of its scenarios, so that
 // the suite cannot rot: it starts its gateway, kills Geth under load, makes
-// a reorg, prints a verdict row per scenario and exits 0.
+// a reorg, holds 1,000 idle connections, prints a verdict row per scenario
+// and exits 0.
 import t from 'tap'
 import { execa } from 'execa'
 
@@ -26,6 +27,16 @@ t.test('npm run faults on a tiny chain passes geth-kill and reorg and prints the
   t.match(out, /^ {2}head \d+ set back to \d+, new branch sealed$/m)
   t.match(out, /^ {2}indexer rolled back to \d+$/m)
   t.notMatch(out, /postgres|backfill|disk full/, 'the other scenarios did not run')
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults opens 1,000 idle connections from one address and another client is answered promptly (idle-connections)', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'idle-connections' })
+  t.equal(exitCode, 0, all)
+  t.match(out, /^1000 idle connections from one address +PASS +\d+ s$/m)
+  t.match(out, /^ {2}[1-9]\d* closed at once, \d+ held; another address: \/health 200 in \d+ ms, eth_blockNumber 200 in \d+ ms$/m)
+  t.match(out, /^ {2}the held ones closed by the gateway within [\d.]+ s; the attacker's address then: \/health 200$/m)
+  t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
   t.match(out, /\nfaults: PASS\n?$/)
 })
 
