@@ -85,6 +85,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   SOLC_DOWNLOAD_URL: { type: 'string', default: 'https://binaries.soliditylang.org/bin', pattern: '^https?://', description: 'Where SOLC_DOWNLOAD reads list.json and the soljson builds it names (solc-bin\'s layout).' },
   VERIFY_COMPILE_TIMEOUT_MS: { type: 'integer', default: 60000, minimum: 1, description: 'Longest one verification\'s compilation may run (in a worker thread) before it is stopped.' },
   VERIFY_COMPILE_MEMORY_MB: { type: 'integer', default: 512, minimum: 16, description: 'Heap cap of a compilation\'s worker thread (V8 old generation, MB); a run that needs more is stopped.' },
+  VERIFY_MAX_BODY_BYTES: { type: 'integer', default: 20971520, minimum: 1048576, description: 'Largest verification request body sent as a multipart form (REST) or a form (the Etherscan-style POST /api), all files and fields together; a larger one answers 413 once its Content-Length says so or that much has arrived, the rest unread and the connection closed. JSON bodies stay within 1 MiB.' },
+  VERIFY_MAX_SOURCES_BYTES: { type: 'integer', default: 10485760, minimum: 1024, description: 'Largest total of the sources one verification compiles (the UTF-8 bytes of every file together); more answers 413.' },
   COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
 }
 
@@ -177,6 +179,10 @@ export type Config = Readonly<{
     solcCacheDir: string
     compileTimeoutMs: number
     compileMemoryMb: number
+    /** VERIFY_MAX_BODY_BYTES: a multipart or form body's bytes, all parts together. */
+    maxBodyBytes: number
+    /** VERIFY_MAX_SOURCES_BYTES: the UTF-8 bytes of one verification's sources together. */
+    maxSourcesBytes: number
     /** Where missing compiler versions are downloaded from; undefined when SOLC_DOWNLOAD is off. */
     solcDownloadUrl: string | undefined
   }>
@@ -309,6 +315,8 @@ export function loadConfig (env: Env = process.env): Config {
       solcCacheDir: resolve(str('SOLC_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
       compileTimeoutMs: v.VERIFY_COMPILE_TIMEOUT_MS,
       compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB,
+      maxBodyBytes: v.VERIFY_MAX_BODY_BYTES,
+      maxSourcesBytes: v.VERIFY_MAX_SOURCES_BYTES,
       solcDownloadUrl: v.SOLC_DOWNLOAD ? v.SOLC_DOWNLOAD_URL : undefined
     }
   })
