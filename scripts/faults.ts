@@ -3,7 +3,8 @@
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
 // killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
 // a reorg, the gateway killed while following the head, 1,000 idle
-// connections from one address, and the database's disk full.
+// connections from one address, two oversized verification uploads, and the
+// database's disk full.
 // Exit 0 when none failed, 1 otherwise, 2 when setup failed.
 // Knobs and what each row means: docs/hardening.md.
 import { printTable } from './bench/report.ts'
@@ -14,6 +15,7 @@ import { gethKill } from './faults/geth-kill.ts'
 import { idleConnections } from './faults/idle-connections.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
+import { uploadSize } from './faults/upload-size.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
@@ -40,6 +42,7 @@ const SCENARIOS: Scenario[] = [
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
   { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) },
   { id: 'idle-connections', run: async (c) => await idleConnections(c) },
+  { id: 'upload-size', run: async (c) => await uploadSize(c) },
   // Last: it leaves the database on a tmpfs until the cleanups.
   { id: 'disk-full', run: async (c, _head, s) => await diskFull(c, s.diskFullS) }
 ]

@@ -50,12 +50,14 @@ export async function verificationForms (app: FastifyInstance, { maxBodyBytes }:
       const { statusCode, message } = error as { statusCode?: number, message: string }
       // The parser's own errors carry no status: a body cut short is the client's, not a 500.
       if (statusCode !== undefined) refuse(reply, error)
-      refuse(reply, reading !== undefined && !reading.watch.closed ? unclosed() : new VerifyInputInvalidError(`the multipart body could not be read (${message})`))
+      refuse(reply, isUnclosed(request, reading) ? unclosed() : new VerifyInputInvalidError(`the multipart body could not be read (${message})`))
     }
-    if (reading !== undefined && !reading.watch.closed) refuse(reply, unclosed())
+    if (isUnclosed(request, reading)) refuse(reply, unclosed())
   })
 }
 
+/** The whole body has arrived and held no close delimiter. */
+const isUnclosed = (request: FastifyRequest, reading: Reading | undefined): boolean => reading !== undefined && request.raw.complete && !reading.watch.closed
 const unclosed = () => new VerifyInputInvalidError('the multipart body could not be read (it ends without its closing boundary)')
 
 /** Answers `error` and closes the connection after it: what is left of the body is never read. */

@@ -1,7 +1,7 @@
 // npm run faults itself, on a tiny chain and two of its scenarios, so that
 // the suite cannot rot: it starts its gateway, kills Geth under load, makes
-// a reorg, holds 1,000 idle connections, prints a verdict row per scenario
-// and exits 0.
+// a reorg, holds 1,000 idle connections, sends oversized verification forms,
+// prints a verdict row per scenario and exits 0.
 import t from 'tap'
 import { execa } from 'execa'
 
@@ -37,6 +37,14 @@ t.test('npm run faults opens 1,000 idle connections from one address and another
   t.match(out, /^ {2}[1-9]\d* closed at once, \d+ held; another address: \/health 200 in \d+ ms, eth_blockNumber 200 in \d+ ms$/m)
   t.match(out, /^ {2}the held ones closed by the gateway within [\d.]+ s; the attacker's address then: \/health 200$/m)
   t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults streams two verification forms of 50 files of 10 MB: 413 each, memory held (upload-size)', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'upload-size' })
+  t.equal(exitCode, 0, all)
+  t.match(out, /^2 verification forms of 50 files of 10 MB at once +PASS +\d+ s$/m)
+  t.match(out, /^ {2}answers 413, 413 after \d+, \d+ of 500 MiB written; gateway RSS \d+ MiB before, \d+ MiB at most; \/health 200$/m)
   t.match(out, /\nfaults: PASS\n?$/)
 })
 
