@@ -52,7 +52,8 @@ export async function verificationForms (app: FastifyInstance, { maxBodyBytes }:
       if (statusCode !== undefined) refuse(reply, error)
       refuse(reply, isUnclosed(request, reading) ? unclosed() : new VerifyInputInvalidError(`the multipart body could not be read (${message})`))
     }
-    if (isUnclosed(request, reading)) refuse(reply, unclosed())
+    // The parser also ends a form quietly when the connection closes midway: only a closed form is a request.
+    if (reading !== undefined && !reading.watch.closed) refuse(reply, isUnclosed(request, reading) ? unclosed() : new VerifyInputInvalidError('the multipart body could not be read (cut short)'))
   })
 }
 
