@@ -26,6 +26,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
   HTTP_REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a client may take to send a whole request, headers and body; a slower one gets 408 and its connection closed. A WebSocket is not limited once upgraded.' },
   HTTP_MAX_CONNECTIONS: { type: 'integer', default: 1000, minimum: 1, description: 'Most client connections (WebSockets included) open at once; further ones are closed as they come, so clients cannot take the file descriptors Geth and PostgreSQL need.' },
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', default: 100, minimum: 1, description: 'Most connections one client address (IPv6: its /64) may hold open at once; further ones are closed as they come, so one client cannot take HTTP_MAX_CONNECTIONS. Addresses in TRUST_PROXY are not counted (their clients all share them): limit those at the proxy.' },
+  HTTP_HEADERS_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'How long a client may take from opening a connection (or from a request\'s first byte on a kept-alive one) to the end of the request\'s headers; a connection that sends nothing for this long is closed. At most HTTP_REQUEST_TIMEOUT_MS.' },
   HTTP_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep the answers of the hot REST pages (home page, newest blocks and transactions, stats, transaction, block and address details) per indexed head, with ETag and 304 Not Modified; false reads every request from the database and sends no ETag.' },
   HTTP_CACHE_MAX_MB: { type: 'integer', default: 32, minimum: 1, maximum: 4096, description: 'Megabytes of answers the head-keyed cache holds at most; the oldest go first.' },
   DATA_DIR: { type: 'string', default: './data', description: 'Keys, genesis, Geth chain data and embedded PostgreSQL live here.' },
@@ -85,6 +87,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   SOLC_DOWNLOAD_URL: { type: 'string', default: 'https://binaries.soliditylang.org/bin', pattern: '^https?://', description: 'Where SOLC_DOWNLOAD reads list.json and the soljson builds it names (solc-bin\'s layout).' },
   VERIFY_COMPILE_TIMEOUT_MS: { type: 'integer', default: 60000, minimum: 1, description: 'Longest one verification\'s compilation may run (in a worker thread) before it is stopped.' },
   VERIFY_COMPILE_MEMORY_MB: { type: 'integer', default: 512, minimum: 16, description: 'Heap cap of a compilation\'s worker thread (V8 old generation, MB); a run that needs more is stopped.' },
+  VERIFY_MAX_BODY_BYTES: { type: 'integer', default: 20971520, minimum: 1048576, description: 'Largest verification request body sent as a multipart form (REST) or a form (the Etherscan-style POST /api), all files and fields together; a larger one answers 413 once its Content-Length says so or that much has arrived, the rest unread and the connection closed. JSON bodies stay within 1 MiB.' },
+  VERIFY_MAX_SOURCES_BYTES: { type: 'integer', default: 10485760, minimum: 1024, description: 'Largest total of the sources one verification compiles (the UTF-8 bytes of every file together); more answers 413.' },
   COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
 }
 
@@ -93,7 +97,10 @@ export type Config = Readonly<{
   port: number
   http: Readonly<{
     requestTimeoutMs: number
+    /** The end of a request's headers is due this long after the connection opened or the request began (HTTP_HEADERS_TIMEOUT_MS). */
+    headersTimeoutMs: number
     maxConnections: number
+    maxConnectionsPerAddress: number
   }>
   httpCache: Readonly<{ enabled: boolean, maxBytes: number }>
   dataDir: string
@@ -177,6 +184,10 @@ export type Config = Readonly<{
     solcCacheDir: string
     compileTimeoutMs: number
     compileMemoryMb: number
+    /** VERIFY_MAX_BODY_BYTES: a multipart or form body's bytes, all parts together. */
+    maxBodyBytes: number
+    /** VERIFY_MAX_SOURCES_BYTES: the UTF-8 bytes of one verification's sources together. */
+    maxSourcesBytes: number
     /** Where missing compiler versions are downloaded from; undefined when SOLC_DOWNLOAD is off. */
     solcDownloadUrl: string | undefined
   }>
@@ -227,7 +238,9 @@ export function loadConfig (env: Env = process.env): Config {
     port: v.PORT,
     http: {
       requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
-      maxConnections: v.HTTP_MAX_CONNECTIONS
+      headersTimeoutMs: Math.min(v.HTTP_HEADERS_TIMEOUT_MS, v.HTTP_REQUEST_TIMEOUT_MS),
+      maxConnections: v.HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: v.HTTP_MAX_CONNECTIONS_PER_ADDRESS
     },
     httpCache: { enabled: v.HTTP_CACHE_ENABLED, maxBytes: v.HTTP_CACHE_MAX_MB * 1024 * 1024 },
     dataDir: resolve(v.DATA_DIR),
@@ -308,6 +321,8 @@ export function loadConfig (env: Env = process.env): Config {
       solcCacheDir: resolve(str('SOLC_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
       compileTimeoutMs: v.VERIFY_COMPILE_TIMEOUT_MS,
       compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB,
+      maxBodyBytes: v.VERIFY_MAX_BODY_BYTES,
+      maxSourcesBytes: v.VERIFY_MAX_SOURCES_BYTES,
       solcDownloadUrl: v.SOLC_DOWNLOAD ? v.SOLC_DOWNLOAD_URL : undefined
     }
   })

@@ -48,6 +48,9 @@ export const MetricsForbiddenError = createError<[string]>('GW_ERR_METRICS_FORBI
 
 // Contract verification (core/verify/): the request's fault (400), no compiler to spare (503), or none to download (502, 503).
 export const VerifyInputInvalidError = createError<[string]>('GW_ERR_VERIFY_INPUT_INVALID', 'Invalid verification request: %s', 400)
+// Over VERIFY_MAX_BODY_BYTES or VERIFY_MAX_SOURCES_BYTES: what one verification may make the gateway hold.
+export const VerifyBodyTooLargeError = createError<[string]>('GW_ERR_VERIFY_BODY_TOO_LARGE', 'Request body is too large: over %s bytes (VERIFY_MAX_BODY_BYTES)', 413)
+export const VerifySourcesTooLargeError = createError<[string, string]>('GW_ERR_VERIFY_SOURCES_TOO_LARGE', 'The sources are too large to verify: %s bytes, over %s (VERIFY_MAX_SOURCES_BYTES)', 413)
 export const VerifyNotContractError = createError<[string]>('GW_ERR_VERIFY_NOT_CONTRACT', 'Address is not a smart-contract: %s has no code', 404)
 export const VerifyCompilerUnavailableError = createError<[string, string, string]>('GW_ERR_VERIFY_COMPILER_UNAVAILABLE', 'Compiler version %s is not available here (available: %s); %s', 400)
 // A compiler to download (SOLC_DOWNLOAD=true) that could not be had: the download site's fault, not the request's.

@@ -23,6 +23,7 @@ import { closeResources, openResources, type AppResources } from './resources.ts
 import auth from './auth/index.ts'
 import rateLimit from './rate-limit/index.ts'
 import cors from './cors/index.ts'
+import connections from './connections/index.ts'
 import websocket from './websocket/index.ts'
 import socket from './socket/index.ts'
 import rpcWebsocket from './rpc-websocket/index.ts'
@@ -39,8 +40,6 @@ export type BuildAppOptions = {
   resources?: AppResources
 }
 
-/** Node's own limit on receiving the headers, kept unless the whole request must come sooner. */
-const HEADERS_TIMEOUT_MS = 60_000
 /** Node looks for requests past their time every 30 s by default; more often when the limit is short. */
 const MAX_TIMEOUT_CHECK_INTERVAL_MS = 30_000
 
@@ -65,8 +64,11 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     // Fastify turns Node's request timeout off; a client trickling a body would hold its socket for good.
     requestTimeout: config.http.requestTimeoutMs,
     http: {
-      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.http.requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.ceil(config.http.requestTimeoutMs / 4))
+      // Also a new connection's deadline for its first request's headers: one that sends nothing is closed then,
+      // not held until the request timeout (1,000 idle sockets held every connection for 30 s that way).
+      headersTimeout: config.http.headersTimeoutMs,
+      // Overdue connections are closed within a quarter of the shorter limit.
+      connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.ceil(config.http.headersTimeoutMs / 4))
     },
     // X-Forwarded-For is believed only from these proxies (TRUST_PROXY): the rate limiter counts request.ip.
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
@@ -106,7 +108,8 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     return await reply.code(404).send({ statusCode: 404, code: error.code, error: 'Not Found', message: error.message })
   })
 
-  // First: a preflight is answered before any route or not-found handler sees it.
+  await app.register(connections, { maxPerAddress: config.http.maxConnectionsPerAddress, trustProxy: config.trustProxy })
+  // First of the routes' plugins: a preflight is answered before any route or not-found handler sees it.
   await app.register(cors, config.cors)
   await app.register(apiDocs, { version: PACKAGE_VERSION })
   await app.register(db, { database: resources.database })

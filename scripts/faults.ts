@@ -3,7 +3,8 @@
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
 // killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
 // a reorg, an API key revoked under the sockets it opened, the gateway killed
-// while following the head, and the database's disk full.
+// while following the head, 1,000 idle connections from one address, two
+// oversized verification uploads, and the database's disk full.
 // Exit 0 when none failed, 1 otherwise, 2 when setup failed.
 // Knobs and what each row means: docs/hardening.md.
 import { printTable } from './bench/report.ts'
@@ -11,9 +12,12 @@ import { createFaultContext, type FaultContext, type ScenarioResult } from './fa
 import { gatewayKillFollowing, gatewayKillMidBackfill } from './faults/gateway-kill.ts'
 import { diskFull } from './faults/disk-full.ts'
 import { gethKill } from './faults/geth-kill.ts'
+import { idleConnections } from './faults/idle-connections.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
 import { revokedKeySockets } from './faults/revoked-key.ts'
+import { uploadSize } from './faults/upload-size.ts'
+import { unknownKeys } from './faults/unknown-keys.ts'
 import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './lib/proof-gateway.ts'
 import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
 
@@ -40,6 +44,9 @@ const SCENARIOS: Scenario[] = [
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
   { id: 'revoked-key', run: async (c) => await revokedKeySockets(c) },
   { id: 'gateway-kill-head', run: async (c) => await gatewayKillFollowing(c) },
+  { id: 'idle-connections', run: async (c) => await idleConnections(c) },
+  { id: 'upload-size', run: async (c) => await uploadSize(c) },
+  { id: 'unknown-keys', run: async (c) => await unknownKeys(c) },
   // Last: it leaves the database on a tmpfs until the cleanups.
   { id: 'disk-full', run: async (c, _head, s) => await diskFull(c, s.diskFullS) }
 ]

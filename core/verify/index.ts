@@ -9,6 +9,7 @@ import type { RpcClient } from '../rpc/client.ts'
 import { createCompiler, type Compiler, type CompilerOptions } from './compiler.ts'
 import { createProxyDetector, type ProxyDetector } from './proxy.ts'
 import { verifyContract, type VerificationRequest, type VerificationResult } from './verify.ts'
+import { checkSourcesSize } from './input.ts'
 import type { Queries } from '../queries/index.ts'
 import { hearVerifications } from './notify.ts'
 import type { ChannelListener } from '../db/listen.ts'
@@ -27,8 +28,17 @@ export type VerificationJob =
 /** Told after each verification ends, as Blockscout's socket tells the verification form (event verification_result). */
 export type VerificationEvent = { address: string, status: 'success' } | { address: string, status: 'error', errors: Record<string, string[]> }
 
+/** What one verification request may weigh (VERIFY_MAX_BODY_BYTES, VERIFY_MAX_SOURCES_BYTES). */
+export type VerificationLimits = {
+  /** A multipart or form body, all parts together: the routes that read such bodies hold them to it. */
+  maxBodyBytes: number
+  /** The sources' UTF-8 bytes together: verify() and submit() refuse more with GW_ERR_VERIFY_SOURCES_TOO_LARGE. */
+  maxSourcesBytes: number
+}
+
 export type Verifier = {
   compiler: Compiler
+  limits: VerificationLimits
   /**
    * Calls `listener` after every verification this instance ran; returns the
    * unsubscribe. A listener's promise (a cache it drops) is awaited before the
@@ -48,7 +58,7 @@ export type Verifier = {
   listen (): Promise<void>
   /** Verifies now; throws a coded GW_ERR_VERIFY_* error. */
   verify (request: VerificationRequest): Promise<VerificationResult>
-  /** Queues a verification and returns its guid at once. */
+  /** Queues a verification and returns its guid at once; sources over the limit throw at once. */
   submit (request: VerificationRequest): string
   /** A queued verification's state; undefined for a guid never given (or forgotten after JOB_TTL_MS). */
   job (guid: string): VerificationJob | undefined
@@ -66,6 +76,7 @@ export type VerifierOptions = {
   compiler: CompilerOptions
   /** For the connection that hears verifications (listen()). */
   databaseUrl: string
+  limits: VerificationLimits
 }
 
 /** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
@@ -80,7 +91,7 @@ const ERROR_FIELDS: Record<string, string> = {
 const JOB_TTL_MS = 60 * 60 * 1000
 const MAX_JOBS = 10_000
 
-export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions, databaseUrl }: VerifierOptions): Verifier {
+export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions, databaseUrl, limits }: VerifierOptions): Verifier {
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
@@ -108,6 +119,7 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
 
   const verifier: Verifier = {
     compiler,
+    limits,
     proxies: rpc === undefined ? undefined : createProxyDetector(rpc),
     subscribe (listener) {
       listeners.add(listener)
@@ -129,6 +141,7 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
     async verify (request) {
       let result: VerificationResult
       try {
+        checkSourcesSize(request.input, limits.maxSourcesBytes)
         result = await verifyContract({ db, queries, rpc, compiler }, request)
       } catch (error) {
         const { code, message } = error as { code?: string, message: string }
@@ -140,6 +153,7 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
       return result
     },
     submit (request) {
+      checkSourcesSize(request.input, limits.maxSourcesBytes)
       forgetOld()
       const guid = randomUUID().replace(/-/g, '')
       jobs.set(guid, { job: { status: 'pending' }, at: Date.now() })

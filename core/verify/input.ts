@@ -1,6 +1,6 @@
 // What a verification compiles: solc's standard JSON input, read from the
 // file a client sent or built from a flattened source or several files.
-import { VerifyInputInvalidError } from '../errors.ts'
+import { VerifyInputInvalidError, VerifySourcesTooLargeError } from '../errors.ts'
 
 export type StandardJsonInput = {
   language: 'Solidity'
@@ -89,4 +89,15 @@ export function multiPartInput (files: Record<string, string>, settings: SourceS
 export function flattenedInput (sourceCode: string, contractName: string | undefined, settings: SourceSettings): StandardJsonInput {
   if (sourceCode.trim() === '') throw new VerifyInputInvalidError('source_code is empty')
   return multiPartInput({ [`${contractName ?? 'contract'}.sol`]: sourceCode }, settings)
+}
+
+/**
+ * Throws GW_ERR_VERIFY_SOURCES_TOO_LARGE when the sources' UTF-8 bytes
+ * together pass `maxBytes`: 50 files of 10 MB once took the process from
+ * 402 MB to 3.4 GB (the text, the input built of it, solc's copy).
+ */
+export function checkSourcesSize (input: StandardJsonInput, maxBytes: number): void {
+  let bytes = 0
+  for (const { content } of Object.values(input.sources)) bytes += Buffer.byteLength(content, 'utf8')
+  if (bytes > maxBytes) throw new VerifySourcesTooLargeError(String(bytes), String(maxBytes))
 }

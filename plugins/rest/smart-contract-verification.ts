@@ -3,19 +3,12 @@
 // Verification runs before the answer: a success answers Blockscout's
 // "verification started" and the contract's detail shows it at once; a
 // failure answers 400 with the reason and stores nothing.
-import type { FastifyError, FastifyRequest } from 'fastify'
-import multipart from '@fastify/multipart'
 import { VerifyInputInvalidError } from '../../core/errors.ts'
 import type { VerificationRequest, Verifier } from '../../core/verify/index.ts'
 import { checkStandardJson, flattenedInput, multiPartInput, parseStandardJson, readLibraries, type StandardJsonInput } from '../../core/verify/input.ts'
 import { readLicenseType } from '../../core/verify/licenses.ts'
 import { addressHashParams, message, validationError, type RestApp } from './schemas.ts'
-
-/** Largest source or standard JSON file accepted, and most files in one request. */
-const MAX_FILE_BYTES = 10 * 1024 * 1024
-const MAX_FILES = 200
-
-type UploadedFile = { filename: string, content: string }
+import { verificationForms, type UploadedFile } from './verification-form.ts'
 type Body = Record<string, unknown> & {
   compiler_version: string
   contract_name?: string
@@ -39,7 +32,7 @@ const sourceFields = {
 } as const
 const body = <const Properties extends Record<string, object>, const Required extends readonly string[]>(properties: Properties, required: Required) =>
   ({ type: 'object', required: ['compiler_version', ...required], properties: { ...commonFields, ...properties } } as const)
-const responses = { 200: message, 400: message, 404: message, 422: validationError, 502: message, 503: message } as const
+const responses = { 200: message, 400: message, 404: message, 413: message, 422: validationError, 502: message, 503: message } as const
 
 /** The uploaded files of a form (files[0], files[1]... or files), or a JSON body's `files` object (path -> content). */
 function uploadedFiles (fields: Record<string, unknown>): UploadedFile[] {
@@ -64,20 +57,7 @@ function sourceSettings (b: Body) {
 
 export async function verificationRoutes (app: RestApp, { verifier }: { verifier: Verifier }): Promise<void> {
   // Here only: no other route of the API takes multipart bodies.
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fileSize: MAX_FILE_BYTES, files: MAX_FILES, fieldSize: MAX_FILE_BYTES },
-    async onFile (part) {
-      (part as unknown as { value: UploadedFile }).value = { filename: part.filename, content: (await part.toBuffer()).toString('utf8') }
-    }
-  })
-  // The multipart parser's own errors carry no status: a body cut short or without its boundary is the client's, not a 500.
-  const handled = new WeakSet<FastifyRequest>()
-  app.addHook('preHandler', async (request) => { handled.add(request) })
-  app.setErrorHandler(async (error: FastifyError, request) => {
-    if (error.statusCode === undefined && !handled.has(request) && request.isMultipart()) throw new VerifyInputInvalidError(`the multipart body could not be read (${error.message})`)
-    throw error
-  })
+  await verificationForms(app, { maxBodyBytes: verifier.limits.maxBodyBytes })
 
   async function run (request: { params: { address_hash_param: string }, body: Body }, method: VerificationRequest['method'], input: StandardJsonInput) {
     const b = request.body

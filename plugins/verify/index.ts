@@ -19,6 +19,7 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
     rpc: app.geth.rpc,
     log: app.log.child({ name: 'verify' }),
     databaseUrl: app.db.url,
+    limits: { maxBodyBytes: options.maxBodyBytes, maxSourcesBytes: options.maxSourcesBytes },
     compiler: {
       cacheDir: options.solcCacheDir,
       timeoutMs: options.compileTimeoutMs,

@@ -70,3 +70,11 @@ t.test('access settings: limits on at 100 and 1000 a minute, no Redis, no truste
   t.throws(() => loadConfig({ REDIS_URL: 'localhost:6379' }), /REDIS_URL/)
   t.throws(() => loadConfig({ RATE_LIMIT_PUBLIC_PER_MIN: '0' }), /RATE_LIMIT_PUBLIC_PER_MIN/)
 })
+
+t.test('connection and upload settings: 100 connections an address, headers within 5 s (never after the request timeout), 20 MiB forms and 10 MiB of sources', async (t) => {
+  const config = loadConfig({})
+  t.same(config.http, { requestTimeoutMs: 30000, headersTimeoutMs: 5000, maxConnections: 1000, maxConnectionsPerAddress: 100 })
+  t.match(config.verify, { maxBodyBytes: 20 * 1024 * 1024, maxSourcesBytes: 10 * 1024 * 1024 })
+  t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs, 2000, 'a request timeout under it bounds it')
+  t.throws(() => loadConfig({ VERIFY_MAX_BODY_BYTES: '1000' }), /VERIFY_MAX_BODY_BYTES must be >= 1048576/)
+})

@@ -1,6 +1,8 @@
 // npm run faults itself, on a tiny chain and two of its scenarios, so that
 // the suite cannot rot: it starts its gateway, kills Geth under load, makes
-// a reorg, revokes a key under its open sockets, prints a verdict row per scenario and exits 0.
+// a reorg, revokes a key under its open sockets, holds 1,000 idle connections,
+// sends oversized verification forms and random keys, prints a verdict row per
+// scenario and exits 0.
 import t from 'tap'
 import { execa } from 'execa'
 
@@ -29,6 +31,20 @@ t.test('npm run faults on a tiny chain passes geth-kill, reorg and revoked-key a
   t.match(out, /^ {2}key's sockets closed: JSON-RPC 1008 "API key revoked" by \d+ ms after ops exited; GraphQL 1008 .*; Phoenix 1008 /m)
   t.match(out, /^ {2}public sockets still open: 3 of 3$/m)
   t.notMatch(out, /postgres|backfill|disk full/, 'the other scenarios did not run')
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults: 1,000 idle connections (another client answered promptly), two oversized verification forms (413 each, memory held), 5,000 random keys from a spent address (429 each, no lookup)', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'idle-connections,upload-size,unknown-keys' })
+  t.equal(exitCode, 0, all)
+  t.match(out, /^1000 idle connections from one address +PASS +\d+ s$/m)
+  t.match(out, /^ {2}[1-9]\d* closed at once, \d+ held; another address: \/health 200 in \d+ ms, eth_blockNumber 200 in \d+ ms$/m)
+  t.match(out, /^ {2}the held ones closed by the gateway within [\d.]+ s; the attacker's address then: \/health 200$/m)
+  t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
+  t.match(out, /^2 verification forms of 50 files of 10 MB at once +PASS +\d+ s$/m)
+  t.match(out, /^ {2}answers 413, 413 after \d+, \d+ of 500 MiB written; gateway RSS \d+ MiB before, \d+ MiB at most; \/health 200$/m)
+  t.match(out, /^5000 random API keys from a spent address +PASS +\d+ s$/m)
+  t.match(out, /^ {2}budget spent after 100 requests; 5000 random keys in [\d.]+ s: 5000 x 429; api_keys lookups meanwhile: 0; another address: 200$/m)
   t.match(out, /\nfaults: PASS\n?$/)
 })
 
