@@ -172,6 +172,8 @@ export function createAnswerCache (o: AnswerCacheOptions): AnswerCache {
     }
     remember(head)
     current = head
+    // Blocks shown on the replaced branch say nothing of this one.
+    newestSeen = Math.min(newestSeen, head.number)
   }
 
   function heardHead (head: HeardHead): void {

@@ -192,3 +192,18 @@ t.test('an answer showing a block newer than the head heard drops what answered 
   fill(cache, 'eth_getBlockByNumber', ['0x3', false], '{"number":"0x3"}')
   t.equal(cache.find(again), undefined, 'a newer block does')
 })
+
+t.test('after a reorg to a shorter branch, a block shown above the new head drops the latest answers again', async (t) => {
+  const { cache, canonical, hear } = setup()
+  for (let n = 1; n <= 10; n++) hear(head('a', n))
+  fill(cache, 'eth_blockNumber', [], '"0xb"')
+  // Branch b from block 7, heard at its 8.
+  for (let n = 8; n <= 10; n++) canonical.delete(n)
+  hear(head('b', 8, 'a'))
+  await settle()
+  await settle()
+  t.equal(cache.head(), 8)
+  const balance = fill(cache, 'eth_getBalance', [ADDRESS, 'latest'], '"0x8"')
+  fill(cache, 'eth_getTransactionReceipt', ['0x' + '4'.repeat(64)], '{"blockNumber":"0x9"}')
+  t.equal(cache.find(balance), undefined, 'block 9 of branch b was shown: the answers of block 8 go')
+})
