@@ -98,7 +98,7 @@ function createHub (app: FastifyInstance, timeoutMs: number): SubscriptionHub | 
 function createCache (app: FastifyInstance, options: RpcProxyOptions, hub: SubscriptionHub | undefined, log: FastifyInstance['log']): AnswerCache | undefined {
   if (!options.cacheEnabled) return undefined
   if (hub === undefined) {
-    log.warn('RPC_CACHE_ENABLED: the node has no WebSocket (set GETH_WS_URL beside GETH_RPC_URL) to hear new heads from; no answers are kept')
+    log.info('RPC_CACHE_ENABLED: the node has no WebSocket (set GETH_WS_URL beside GETH_RPC_URL) to hear new heads from; no answers are kept')
     return undefined
   }
   const cache = createAnswerCache({

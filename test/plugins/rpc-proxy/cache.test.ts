@@ -116,6 +116,29 @@ t.test('a receipt showing a block the gateway has not heard of yet drops what an
   await waitUntilHeard(Number(receipt.blockNumber))
 })
 
+t.test('WebSocket clients\' newHeads share the cache\'s subscription, and are told of a head after the cache heard it', async (t) => {
+  const hub = app.rpcWebsocket.subscriptionStats()!
+  const ws = await connectWsRpc(t, wsUrlOf(url))
+  const id = (await ws.call('eth_subscribe', ['newHeads'])).result
+  t.equal(app.rpcWebsocket.subscriptionStats()!.nodeSubscribeCalls, hub.nodeSubscribeCalls, 'no second newHeads subscription to Geth')
+  const answered: Array<{ told: number, blockNumber: number }> = []
+  let asked = 0
+  const recipient = Wallet.createRandom().address
+  for (let i = 0; i < 3; i++) {
+    await transfer(recipient, 1n)
+    await ws.until(() => ws.notifications.length > asked)
+    // As a dapp does: told of a head, it reads at latest at once.
+    for (; asked < ws.notifications.length; asked++) {
+      const told = Number(ws.notifications[asked]!.result.number)
+      answered.push({ told, blockNumber: Number((await postRpc(url, call('eth_blockNumber'))).json.result) })
+    }
+  }
+  t.ok(ws.notifications.every((n) => n.subscription === id))
+  t.ok(answered.every((a) => a.blockNumber >= a.told), `never a head older than the one told: ${JSON.stringify(answered)}`)
+  await ws.call('eth_unsubscribe', [id])
+  await waitUntilHeard(await nodeHead())
+})
+
 t.test('identical misses of one head ask Geth once', async (t) => {
   await sealBlock(Wallet.createRandom().address)
   const before = cache.stats()
