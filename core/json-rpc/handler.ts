@@ -1,6 +1,8 @@
 // The public JSON-RPC endpoint's logic, framework-free: parse, check the
 // envelope, the method and its params, answer locally or forward to the node.
 // A batch is forwarded as one batch; each item keeps its own answer and id.
+// Answers that cannot have changed come from the cache (answer-cache.ts) as
+// the result's JSON text, with the request's own id written around it.
 import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
@@ -13,6 +15,7 @@ import { createLogFilters, type LogFilters } from './log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 import { INVALID_METHOD } from '../metrics/index.ts'
 import type { AnswerCache, CachePlan, FreshAnswer } from './answer-cache.ts'
+import { freshFromBody, freshFromItem, keptAnswer } from './answer-text.ts'
 
 export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
 
@@ -64,10 +67,6 @@ const NOT_FORWARDED_AS_IS = new Set(['eth_getLogs', 'eth_newFilter', 'eth_getFil
   'eth_sendTransaction', 'eth_chainId', 'net_version', 'eth_subscribe', 'eth_unsubscribe'])
 
 const HTTP_OK = 200
-/** How Geth's answer to a call sent with id 0 starts when it has a result. */
-const RESULT_PREFIX = '{"jsonrpc":"2.0","id":0,"result":'
-const SPACE = 0x20
-const CLOSING_BRACE = 0x7d
 const HTTP_NO_CONTENT = 204
 const HTTP_SERVICE_UNAVAILABLE = 503
 /** What Geth answers to a single notification: HTTP 200 and nothing in the body. */
@@ -311,31 +310,8 @@ export function idOf (item: unknown): JsonRpcId {
   return typeof id === 'string' || typeof id === 'number' ? id : null
 }
 
-/** A response around a result's JSON text, without parsing it again. */
-function keptAnswer (id: JsonRpcId, resultText: string): string {
-  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultText + '}'
-}
-
 function freshAnswer (call: Call, fresh: FreshAnswer): Answer {
   return 'error' in fresh ? { jsonrpc: '2.0', id: call.id ?? null, error: fresh.error } : keptAnswer(call.id ?? null, fresh.text)
-}
-
-function freshFromItem ({ result, error }: RpcItemAnswer): FreshAnswer {
-  return error === undefined ? { text: JSON.stringify(result) ?? 'null', result } : { error }
-}
-
-/** Geth's answer to one call (id 0). Its encoder writes the result last, right after the id: cut out, it needs no parsing. */
-export function freshFromBody (body: string): FreshAnswer {
-  let end = body.length
-  while (end > 0 && body.charCodeAt(end - 1) <= SPACE) end--
-  if (body.startsWith(RESULT_PREFIX) && body.charCodeAt(end - 1) === CLOSING_BRACE) return { text: body.slice(RESULT_PREFIX.length, end - 1) }
-  let parsed: RpcItemAnswer
-  try {
-    parsed = JSON.parse(body) as RpcItemAnswer
-  } catch {
-    throw new RpcUnavailableError(`the node answered with a body that is not JSON: ${body.slice(0, 200)}`)
-  }
-  return freshFromItem(parsed)
 }
 
 function done (call: Call, result: unknown): JsonRpcResponse | undefined {
