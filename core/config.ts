@@ -47,6 +47,8 @@ export const VARIABLES: Record<string, VariableSpec> = {
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
   RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
+  RPC_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep JSON-RPC answers: those for latest until the next head is heard, those about blocks at or below the head in an LRU (docs/json-rpc.md); false sends every call to Geth.' },
+  RPC_CACHE_MAX_MB: { type: 'integer', default: 64, minimum: 1, maximum: 4096, description: 'Megabytes of JSON-RPC answers kept about blocks at or below the head (least recently used go first); answers for latest may take a quarter of this again.' },
   RPC_WS_MAX_CONNECTIONS: { type: 'integer', default: 500, minimum: 1, description: 'JSON-RPC WebSocket connections (/ws, /rpc, /) open at once on the instance; an upgrade past it is refused with HTTP 503.' },
   RPC_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Subscriptions one JSON-RPC WebSocket connection may hold; eth_subscribe past it answers -32005.' },
   RPC_WS_MAX_QUEUED_BYTES: { type: 'integer', default: 16777216, minimum: 1024, description: 'Bytes that may wait to be written to one JSON-RPC WebSocket client; a client further behind is disconnected with close code 1008.' },
@@ -128,6 +130,8 @@ export type Config = Readonly<{
     maxBodyBytes: number
     timeoutMs: number
     devAccountsFile: string | undefined
+    cacheEnabled: boolean
+    cacheMaxBytes: number
   }>
   rpcWebsocket: Readonly<{
     maxConnections: number
@@ -265,7 +269,9 @@ export function loadConfig (env: Env = process.env): Config {
       maxLogResults: v.RPC_MAX_LOG_RESULTS,
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
-      devAccountsFile: str('DEV_ACCOUNTS_FILE')
+      devAccountsFile: str('DEV_ACCOUNTS_FILE'),
+      cacheEnabled: v.RPC_CACHE_ENABLED,
+      cacheMaxBytes: v.RPC_CACHE_MAX_MB * 1024 * 1024
     },
     rpcWebsocket: {
       maxConnections: v.RPC_WS_MAX_CONNECTIONS,

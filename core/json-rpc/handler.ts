@@ -1,6 +1,8 @@
 // The public JSON-RPC endpoint's logic, framework-free: parse, check the
 // envelope, the method and its params, answer locally or forward to the node.
 // A batch is forwarded as one batch; each item keeps its own answer and id.
+// Answers that cannot have changed come from the cache (answer-cache.ts) as
+// the result's JSON text, with the request's own id written around it.
 import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
 import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
@@ -13,6 +15,8 @@ import { createLogFilters, type LogFilterCriteria, type LogFilters } from './log
 import type { SharedLogFilters } from './shared-log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 import { INVALID_METHOD } from '../metrics/index.ts'
+import type { AnswerCache, CachePlan, FreshAnswer } from './answer-cache.ts'
+import { freshFromBody, freshFromItem, keptAnswer } from './answer-text.ts'
 
 export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
 
@@ -26,6 +30,8 @@ export type JsonRpcHandlerOptions = {
   log: Logger
   /** Set for metrics: each reply then names its calls' methods (`methods`). */
   labelMethods?: boolean
+  /** Answers kept per head and past it (answer-cache.ts); undefined: every call goes to the node. */
+  cache?: AnswerCache | undefined
 }
 
 /** What the HTTP layer sends: a status and a JSON text, or no body (notifications only). */
@@ -48,6 +54,10 @@ export type JsonRpcHandler = {
 type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
 /** A request refused before it was served; `id` undefined: a notification, which gets no answer. */
 type Refusal = { id: JsonRpcId | undefined, error: JsonRpcError }
+/** An answer: a response to serialise, or one already serialised (a kept result with the request's id written in). */
+type Answer = JsonRpcResponse | string
+/** A call whose answer may be kept, missed: `flight` is what Geth answers, shared with identical calls. */
+type Miss = { call: Call, plan: CachePlan, flight: ReturnType<AnswerCache['join']> }
 
 /**
  * Deepest nesting of arrays and objects in `params` (the array itself is one
@@ -102,16 +112,22 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     }
     seen?.push(...body)
     const answers = await handleBatch(body, socket)
-    return answers.length === 0 ? { status: HTTP_NO_CONTENT, body: undefined } : reply(HTTP_OK, answers)
+    // What JSON.stringify(answers) gives, with kept answers written in as they are.
+    return answers.length === 0
+      ? { status: HTTP_NO_CONTENT, body: undefined }
+      : { status: HTTP_OK, body: '[' + answers.map((a) => typeof a === 'string' ? a : JSON.stringify(a)).join(',') + ']' }
   }
 
   async function handleSingle (item: unknown, socket: SocketCalls | undefined): Promise<JsonRpcReply> {
     const checked = checkRequest(item, socket !== undefined)
     if ('error' in checked) return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
     const call = checked
-    let answer: JsonRpcResponse | undefined
+    const plan = call.id === undefined ? undefined : o.cache?.plan(call.method, call.params)
+    let answer: Answer | undefined
     try {
-      if (isJoinable(call.method)) {
+      if (plan !== undefined) {
+        answer = await answerKept(call, plan)
+      } else if (isJoinable(call.method)) {
         // The hot path: cheap reads share batches to the node under load.
         const { result, error } = await batcher.call(call.method, call.params)
         answer = error === undefined ? done(call, result) : { jsonrpc: '2.0', id: call.id ?? null, error }
@@ -127,12 +143,30 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
       answer = failed(call, toJsonRpcError(err, o.log))
     }
     if (call.id === undefined || answer === undefined) return NO_ANSWER
+    if (typeof answer === 'string') return { status: HTTP_OK, body: answer }
     // A single request the node could not serve is a 503, so load balancers and retries see it.
     const unavailable = 'error' in answer && answer.error.code === JSON_RPC_ERRORS.INTERNAL_ERROR.code
     return reply(unavailable ? HTTP_SERVICE_UNAVAILABLE : HTTP_OK, answer)
   }
 
-  async function handleBatch (items: unknown[], socket: SocketCalls | undefined): Promise<JsonRpcResponse[]> {
+  /** A call whose answer may be kept: the kept one, or Geth's, asked once for every identical call of the same head. */
+  async function answerKept (call: Call, plan: CachePlan): Promise<Answer> {
+    const text = o.cache!.find(plan)
+    if (text !== undefined) return keptAnswer(call.id ?? null, text)
+    const flight = o.cache!.join(plan)
+    if (flight.settle !== undefined) fetchFresh(plan).then(flight.settle, (err: unknown) => flight.fail!(toJsonRpcError(err, o.log)))
+    return freshAnswer(call, await flight.answer)
+  }
+
+  async function fetchFresh (plan: CachePlan): Promise<FreshAnswer> {
+    if (isJoinable(plan.method)) return freshFromItem(await batcher.call(plan.method, plan.params))
+    // Alone (eth_call, eth_estimateGas): the params' text is the key's, and the result is cut out of Geth's answer unparsed.
+    const { status, body } = await o.rpc.send(`{"jsonrpc":"2.0","id":0,"method":"${plan.method}","params":${plan.paramsText}}`)
+    if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
+    return freshFromBody(body)
+  }
+
+  async function handleBatch (items: unknown[], socket: SocketCalls | undefined): Promise<Answer[]> {
     const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
       const checked = checkRequest(item, socket !== undefined)
       if (!('error' in checked)) return checked
@@ -143,28 +177,50 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     let next = 0
     return slots
       .map((slot) => slot !== undefined && 'method' in slot ? answers[next++] : slot)
-      .filter((a): a is JsonRpcResponse => a !== undefined)
+      .filter((a): a is Answer => a !== undefined)
   }
 
-  /** Answers calls in order (undefined for notifications): local ones here, the rest in one batch to the node. */
-  async function answerCalls (calls: Call[], socket: SocketCalls | undefined): Promise<Array<JsonRpcResponse | undefined>> {
-    const answers = await Promise.all(calls.map(async (call) => {
+  /**
+   * Answers calls in order (undefined for notifications): local and kept ones
+   * here, the rest (misses of the cache among them) in one batch to the node.
+   */
+  async function answerCalls (calls: Call[], socket: SocketCalls | undefined): Promise<Array<Answer | undefined>> {
+    const steps = await Promise.all(calls.map(async (call): Promise<Answer | Call | Miss | undefined> => {
       try {
         if (call.method in local) return done(call, local[call.method]!())
         // checkRequest let it through only with a socket.
         if (isSocketOnly(call.method)) return done(call, await socket!(call.method, call.params))
         if (call.method === 'eth_sendTransaction') return done(call, await o.devAccounts.sendTransaction(call.params[0] as Record<string, string>))
+        const plan = call.id === undefined ? undefined : o.cache?.plan(call.method, call.params)
+        if (plan !== undefined) {
+          const text = o.cache!.find(plan)
+          return text === undefined ? { call, plan, flight: o.cache!.join(plan) } : keptAnswer(call.id ?? null, text)
+        }
         await checkBeforeForwarding(call)
         return call
       } catch (err) {
         return failed(call, toJsonRpcError(err, o.log))
       }
     }))
-    const toForward = answers.filter((a): a is Call => a !== undefined && 'method' in a)
-    const forwarded = await forward(toForward)
-    return answers.map((a) => a !== undefined && 'method' in a ? forwarded.get(a) : a)
+    const toForward = steps.filter((s): s is Call => s !== undefined && typeof s !== 'string' && 'method' in s)
+    const misses = steps.filter((s): s is Miss => s !== undefined && typeof s !== 'string' && 'plan' in s)
+    const forwarded = await forward(toForward, misses.filter((m) => m.flight.settle !== undefined))
+    // After forwarding: a miss may wait for an identical call of this same batch.
+    const missed = new Map(await Promise.all(misses.map(async (m) => [m, await settled(m)] as const)))
+    return steps.map((s) => {
+      if (s === undefined || typeof s === 'string') return s
+      if ('plan' in s) return missed.get(s)
+      return 'method' in s ? forwarded.get(s) : s
+    })
   }
 
+  async function settled (miss: Miss): Promise<Answer> {
+    try {
+      return freshAnswer(miss.call, await miss.flight.answer)
+    } catch (err) {
+      return failed(miss.call, toJsonRpcError(err, o.log))!
+    }
+  }
   /** The log limits a call must meet before it reaches the node. */
   async function checkBeforeForwarding (call: Call): Promise<void> {
     if (call.method === 'eth_getLogs') await logLimits.checkRange(call.params[0] as Record<string, unknown>)
@@ -194,16 +250,21 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     return criteria
   }
 
-  async function forward (calls: Call[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
+  /** Sends calls, and the misses this request asks first, as one batch; settles the misses' flights with Geth's answers. */
+  async function forward (calls: Call[], owned: Miss[]): Promise<Map<Call, JsonRpcResponse | undefined>> {
     const results = new Map<Call, JsonRpcResponse | undefined>()
-    if (calls.length === 0) return results
+    if (calls.length + owned.length === 0) return results
     // The client's ids may repeat: the client numbers the batch by position and maps the answers back.
     let answers: RpcItemAnswer[]
     try {
-      answers = await o.rpc.batchAnswers(calls.map((c) => ({ method: c.method, params: c.params })))
+      answers = await o.rpc.batchAnswers([
+        ...calls.map((c) => ({ method: c.method, params: c.params })),
+        ...owned.map((m) => ({ method: m.plan.method, params: m.plan.params }))
+      ])
     } catch (err) {
       const error = toJsonRpcError(err, o.log)
       for (const c of calls) results.set(c, failed(c, error))
+      for (const m of owned) m.flight.fail!(error)
       return results
     }
     const saved: Array<Promise<void>> = []
@@ -216,6 +277,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         saved.push(o.sharedFilters.save(answer.result, c.params[0] as LogFilterCriteria))
       }
     }
+    for (const [i, m] of owned.entries()) m.flight.settle!(freshFromItem(answers[calls.length + i]!))
     await Promise.all(saved)
     return results
   }
@@ -276,6 +338,10 @@ function methodLabel (item: unknown): string {
 export function idOf (item: unknown): JsonRpcId {
   const id = (item as { id?: unknown } | null)?.id
   return typeof id === 'string' || typeof id === 'number' ? id : null
+}
+
+function freshAnswer (call: Call, fresh: FreshAnswer): Answer {
+  return 'error' in fresh ? { jsonrpc: '2.0', id: call.id ?? null, error: fresh.error } : keptAnswer(call.id ?? null, fresh.text)
 }
 
 function done (call: Call, result: unknown): JsonRpcResponse | undefined {

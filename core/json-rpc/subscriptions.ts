@@ -37,6 +37,8 @@ export type SubscriptionHub = {
   /** Listens to `request`; resolves once the node's subscription is live, with the function that stops listening. */
   subscribe (request: SubscriptionRequest, listener: SubscriptionListener): Promise<() => void>
   stats (): SubscriptionHubStats
+  /** Calls `listener` each time the node's connection closes (events may be missed until the subscriptions are set up again); returns the function that stops it. */
+  onLost (listener: () => void): () => void
   /** Sets lost subscriptions up again now, without waiting for the backoff (the supervisor says the node is back). */
   restoreNow (): void
   /** Ends every subscription and the connection; no reconnection after this. */
@@ -55,6 +57,7 @@ type Topic = {
 export function createSubscriptionHub ({ openSocket, log }: SubscriptionHubOptions): SubscriptionHub {
   const topics = new Map<string, Topic>()
   const byNodeId = new Map<string, Topic>()
+  const lostListeners = new Set<() => void>()
   let socket: Promise<RpcSocket> | undefined
   let nodeSubscribeCalls = 0
   let failuresInARow = 0
@@ -78,6 +81,7 @@ export function createSubscriptionHub ({ openSocket, log }: SubscriptionHubOptio
     socket = undefined
     byNodeId.clear()
     for (const topic of topics.values()) topic.nodeId = undefined
+    for (const listener of lostListeners) listener()
     if (closed || topics.size === 0) return
     log.warn({ subscriptions: topics.size }, 'the node\'s WebSocket closed; setting its subscriptions up again')
     scheduleRestore()
@@ -168,6 +172,11 @@ export function createSubscriptionHub ({ openSocket, log }: SubscriptionHubOptio
       }
     },
     stats: () => ({ topics: topics.size, nodeSubscriptions: byNodeId.size, nodeSubscribeCalls }),
+    onLost (listener) {
+      const entry = (): void => listener()
+      lostListeners.add(entry)
+      return () => { lostListeners.delete(entry) }
+    },
     restoreNow () {
       if (retryTimer === undefined) return
       clearTimeout(retryTimer)

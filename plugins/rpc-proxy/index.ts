@@ -7,11 +7,24 @@ import { JsonRpcError, errorResponse } from '../../core/json-rpc/errors.ts'
 import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
 import type { Metrics } from '../../core/metrics/index.ts'
+import { createSubscriptionHub, type SubscriptionHub } from '../../core/json-rpc/subscriptions.ts'
+import { openRpcSocket } from '../../core/rpc/socket-client.ts'
+import { createAnswerCache, type AnswerCache } from '../../core/json-rpc/answer-cache.ts'
+import { watchHeads } from '../../core/json-rpc/head-watch.ts'
+import { registerRpcCacheMetrics } from '../../core/metrics/rpc-cache.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The endpoint's handler, shared by the WebSocket (plugins/rpc-websocket): one allow-list, one set of log filters. */
     jsonRpcHandler: JsonRpcHandler
+    /**
+     * The fan-out of the node's subscriptions (core/json-rpc/subscriptions.ts): the cache hears heads
+     * through it, and the WebSocket's clients subscribe through it (plugins/rpc-websocket).
+     * Undefined when the node has no WebSocket (an external node without GETH_WS_URL).
+     */
+    jsonRpcHub: SubscriptionHub | undefined
+    /** The kept answers (core/json-rpc/answer-cache.ts); undefined with RPC_CACHE_ENABLED=false or without the node's WebSocket. */
+    jsonRpcCache: AnswerCache | undefined
   }
 }
 
@@ -29,7 +42,12 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   // Log filters are read through whichever instance a client reaches: their criteria are shared through the database.
   const sharedFilters = app.hasDecorator('db') ? createSharedLogFilters({ db: app.db.knex, log }) : undefined
   app.addHook('onClose', async () => sharedFilters?.close())
-  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined })
+  const hub = createHub(app, options.timeoutMs)
+  app.decorate('jsonRpcHub', hub)
+  const cache = createCache(app, options, hub, log)
+  app.decorate('jsonRpcCache', cache)
+  if (cache !== undefined && metrics !== undefined) registerRpcCacheMetrics(metrics.registry, () => cache.stats())
+  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined, cache })
   app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {
@@ -60,6 +78,41 @@ async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: 
   }
   reply.code(status)
   return body === undefined ? await reply.send() : await reply.type(JSON_CONTENT_TYPE).send(body)
+}
+
+/** The fan-out of our own Geth's subscriptions, set up again as soon as the supervisor has restarted it. */
+function createHub (app: FastifyInstance, timeoutMs: number): SubscriptionHub | undefined {
+  const url = app.geth.wsUrl
+  if (url === undefined) return undefined
+  const hub = createSubscriptionHub({
+    openSocket: async (handlers) => await openRpcSocket({ url, timeoutMs, ...handlers }),
+    log: app.log.child({ name: 'rpc-websocket' })
+  })
+  const supervisor = app.geth.supervisor
+  if (supervisor !== undefined) {
+    const onReady = (): void => hub.restoreNow()
+    supervisor.on('ready', onReady)
+    app.addHook('onClose', async () => { supervisor.off('ready', onReady) })
+  }
+  app.addHook('onClose', async () => hub.close())
+  return hub
+}
+
+/** The kept answers, hearing heads from the hub's newHeads (the first listener: before any client's). */
+function createCache (app: FastifyInstance, options: RpcProxyOptions, hub: SubscriptionHub | undefined, log: FastifyInstance['log']): AnswerCache | undefined {
+  if (!options.cacheEnabled) return undefined
+  if (hub === undefined) {
+    log.info('RPC_CACHE_ENABLED: the node has no WebSocket (set GETH_WS_URL beside GETH_RPC_URL) to hear new heads from; no answers are kept')
+    return undefined
+  }
+  const cache = createAnswerCache({
+    maxBytes: options.cacheMaxBytes,
+    canonicalHash: async (number) => (await app.geth.rpc.call<{ hash: string } | null>('eth_getBlockByNumber', ['0x' + number.toString(16), false]))?.hash.toLowerCase(),
+    log
+  })
+  const watch = watchHeads({ hub, onHead: (head) => cache.heard(head), onLost: () => cache.lost(), log })
+  app.addHook('onClose', async () => watch.stop())
+  return cache
 }
 
 export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['geth'] })

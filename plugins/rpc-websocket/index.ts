@@ -10,10 +10,9 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import type { Config } from '../../core/config.ts'
-import { createSubscriptionHub, type SubscriptionHub, type SubscriptionHubStats } from '../../core/json-rpc/subscriptions.ts'
+import type { SubscriptionHubStats } from '../../core/json-rpc/subscriptions.ts'
 import { createRpcSocketSession, type RpcSocketSession } from '../../core/json-rpc/socket-session.ts'
 import { JsonRpcError, errorResponse, overLimitAnswer } from '../../core/json-rpc/errors.ts'
-import { openRpcSocket } from '../../core/rpc/socket-client.ts'
 import { RouteNotFoundError } from '../../core/errors.ts'
 import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
 
@@ -39,12 +38,12 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions): Promise<void> {
   const log = app.log.child({ name: 'rpc-websocket' })
-  const hub = createHub(app, options)
+  // Made by plugins/rpc-proxy, whose cache hears heads through it too.
+  const hub = app.jsonRpcHub
   const open = new Set<RpcSocketSession>()
   const metrics = app.metrics.enabled ? app.metrics : undefined
   const budget = app.hasDecorator('accessBudget') ? app.accessBudget : undefined
   app.decorate('rpcWebsocket', { connections: () => open.size, subscriptionStats: () => hub?.stats() })
-  app.addHook('onClose', async () => hub?.close())
 
   function connect (ws: WebSocket, request: FastifyRequest): void {
     const session = createRpcSocketSession({
@@ -98,23 +97,6 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
       wsHandler: connect
     })
   }
-}
-
-/** The fan-out of our own Geth's subscriptions, set up again as soon as the supervisor has restarted it. */
-function createHub (app: FastifyInstance, options: RpcWebsocketOptions): SubscriptionHub | undefined {
-  const url = app.geth.wsUrl
-  if (url === undefined) return undefined
-  const hub = createSubscriptionHub({
-    openSocket: async (handlers) => await openRpcSocket({ url, timeoutMs: options.timeoutMs, ...handlers }),
-    log: app.log.child({ name: 'rpc-websocket' })
-  })
-  const supervisor = app.geth.supervisor
-  if (supervisor !== undefined) {
-    const onReady = (): void => hub.restoreNow()
-    supervisor.on('ready', onReady)
-    app.addHook('onClose', async () => { supervisor.off('ready', onReady) })
-  }
-  return hub
 }
 
 export default fp(rpcWebsocket, { name: 'rpc-websocket', fastify: '5.x', dependencies: ['geth', 'rpc-proxy', 'websocket', 'metrics'] })

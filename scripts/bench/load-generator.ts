@@ -10,8 +10,12 @@ export type LoadJob = {
   body?: string
   /** Sent with every request (an API key, a GET's Accept-Encoding, say). */
   headers?: Record<string, string>
-  /** What a sampled POST answer must hold: a JSON-RPC `result` (the default) or GraphQL `data` without `errors`. */
-  expect?: 'json-rpc' | 'graphql'
+  /**
+   * What a sampled POST answer must hold: a JSON-RPC `result` (the default), a
+   * JSON-RPC answer of either kind (`json-rpc-answer`: a mix whose sends may be
+   * refused when sent again) or GraphQL `data` without `errors`.
+   */
+  expect?: 'json-rpc' | 'json-rpc-answer' | 'graphql'
   connections: number
   durationS: number
   /** Parse one response body in this many. */
@@ -24,6 +28,13 @@ export type LoadJob = {
   paths?: string[]
   /** Stop after this many requests instead of after `durationS`. */
   amount?: number
+  /** POST these bodies in turn, shared by all connections, instead of `body` (a wallet's mix). */
+  bodies?: string[]
+  /**
+   * POST this body with `{{n}}` replaced by a counter of 64 hex digits from
+   * `firstN`, one more each request: requests that never repeat.
+   */
+  countedBody?: { template: string, firstN: number }
 }
 
 export type LoadResult = {

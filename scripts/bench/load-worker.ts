@@ -18,17 +18,24 @@ async function runJob (job: LoadJob): Promise<LoadResult> {
   let responses = 0
   let next = 0
   const paths = job.paths
+  const bodies = job.bodies
+  const counted = job.countedBody === undefined ? undefined : job.countedBody.template.split('{{n}}')
+  let n = job.countedBody?.firstN ?? 0
   const cpuBefore = process.cpuUsage()
   const startedAt = performance.now()
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: job.url,
-      ...(job.body === undefined ? { method: 'GET', headers: job.headers } : { method: 'POST', headers: { 'content-type': 'application/json', ...job.headers }, body: job.body }),
+      ...(job.body === undefined && bodies === undefined && counted === undefined
+        ? { method: 'GET', headers: job.headers }
+        : { method: 'POST', headers: { 'content-type': 'application/json', ...job.headers }, body: job.body ?? bodies?.[0] ?? '' }),
       connections: job.connections,
       duration: job.durationS,
       ...(job.amount === undefined ? {} : { amount: job.amount }),
       requests: [{
         ...(paths === undefined ? {} : { setupRequest: (request: autocannon.Request) => ({ ...request, path: paths[next++ % paths.length]! }) }),
+        ...(bodies === undefined ? {} : { setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length]! }) }),
+        ...(counted === undefined ? {} : { setupRequest: (request: autocannon.Request) => ({ ...request, body: counted.join((n++).toString(16).padStart(64, '0')) }) }),
         onResponse: (status: number, body: string, _context: unknown, headers: IncomingHttpHeaders | undefined) => checkSample(sample, ++responses, job, status, body, headers)
       }]
     }, (err, res) => err ? reject(err) : resolve(res))
@@ -64,8 +71,10 @@ function checkSample (sample: Sample, n: number, job: LoadJob, status: number, b
     const parsed = JSON.parse(body) as { result?: unknown, error?: unknown, data?: unknown, errors?: unknown }
     const answered = job.expect === 'graphql'
       ? parsed.data !== undefined && parsed.data !== null && parsed.errors === undefined
-      : parsed.result !== undefined && parsed.error === undefined
-    ok = status === HTTP_OK && (job.body === undefined || answered)
+      : job.expect === 'json-rpc-answer'
+        ? parsed.result !== undefined || parsed.error !== undefined
+        : parsed.result !== undefined && parsed.error === undefined
+    ok = status === HTTP_OK && (job.body === undefined && job.bodies === undefined && job.countedBody === undefined ? true : answered)
   } catch {}
   if (ok) return
   sample.failed++

@@ -1,33 +1,46 @@
-// `npm run bench:rpc`: what the public JSON-RPC proxy costs. The same requests
-// are sent straight to Geth's own HTTP RPC and through the gateway's /rpc, on
-// a throwaway chain and database, and the two are compared.
+// `npm run bench:rpc`: the public JSON-RPC endpoint against Geth itself, on a
+// throwaway chain and database: each method a wallet repeats, a wallet's
+// mix and a cold stream of unique eth_calls (rpc-workloads.ts), in rounds
+// with slices taken in turns (rpc-rounds.ts); how stale a kept answer can be
+// (rpc-staleness.ts); then the access layer's and the metrics' cost
+// (access.ts).
 // Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
-// responses under load were not a 200 with a JSON-RPC result.
+// responses under load were not a 200 with a JSON-RPC answer.
 import { cpus, loadavg } from 'node:os'
 import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
-import { startCpuMeter } from './cpu.ts'
-import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
 import { accessFigures, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
+import { readInt } from './figures.ts'
+import { CONNECTIONS, SAMPLE_EVERY, coldCalls, methodWorkloads, prepareWorkloads, walletMix, type RpcWorkload, type SideJob } from './rpc-workloads.ts'
+import { measureWorkload, printWorkloads, type WorkloadFigures } from './rpc-rounds.ts'
+import { measureStaleness, printStaleness, type StalenessFigures } from './rpc-staleness.ts'
 
 const DEFAULT_DURATION_S = 10
+const DEFAULT_ROUNDS = 3
+const DEFAULT_STALENESS_BLOCKS = 50
 // Lets connections, JIT and Geth's caches settle before anything is counted.
-const WARMUP_S = 2
-const CONNECTIONS = 32
-// Parsing every body would cost the load generator CPU the runs compete for.
-const SAMPLE_EVERY = 100
+const DEFAULT_WARMUP_S = 2
+const PARTS = ['methods', 'mix', 'cold', 'staleness', 'access'] as const
+type Part = typeof PARTS[number]
 const EXIT_SETUP_FAILED = 1
 const EXIT_BAD_RESPONSES = 2
 
 type Call = { method: string, params: unknown[] }
 type Target = 'direct' | 'gateway'
 
-function readDurationS (): number {
-  const raw = process.env.BENCH_DURATION_S
-  if (raw === undefined || raw === '') return DEFAULT_DURATION_S
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`BENCH_DURATION_S must be a whole number of seconds >= 1, not ${raw}`)
-  return value
+type Settings = { durationS: number, warmupS: number, rounds: number, stalenessBlocks: number, parts: Part[] }
+
+function readSettings (): Settings {
+  const parts = (process.env.BENCH_PARTS ?? PARTS.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '')
+  const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p))
+  if (unknown.length > 0) throw new Error(`BENCH_PARTS: unknown ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`)
+  return {
+    durationS: readInt('BENCH_DURATION_S', DEFAULT_DURATION_S),
+    warmupS: readInt('BENCH_WARMUP_S', DEFAULT_WARMUP_S),
+    rounds: readInt('BENCH_ROUNDS', DEFAULT_ROUNDS),
+    stalenessBlocks: readInt('BENCH_STALENESS_BLOCKS', DEFAULT_STALENESS_BLOCKS),
+    parts: parts as Part[]
+  }
 }
 
 function rpcBody (call: Call): string {
@@ -50,40 +63,48 @@ async function post (url: string, call: Call): Promise<string> {
   return JSON.stringify(parsed.result)
 }
 
-async function measure (load: LoadGenerator, gethPid: number | undefined, url: string, call: Call, durationS: number): Promise<Measurement> {
-  const job = { url, body: rpcBody(call), connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
-  await load.run({ ...job, durationS: WARMUP_S })
-  const stopCpuMeter = await startCpuMeter(gethPid)
-  const result = await load.run({ ...job, durationS })
-  return { ...result, cpu: await stopCpuMeter() }
-}
-
-async function benchmark (gateway: BenchGateway, load: LoadGenerator, durationS: number): Promise<MethodFigures[]> {
+/** The workloads BENCH_PARTS names, each against Geth and through the gateway in rounds. */
+async function benchmarkWorkloads (gateway: BenchGateway, load: LoadGenerator, settings: Settings): Promise<WorkloadFigures[]> {
   const urls: Record<Target, string> = { direct: gateway.gethUrl, gateway: gateway.gatewayUrl }
-  const calls: Call[] = [
-    { method: 'eth_blockNumber', params: [] },
-    { method: 'eth_getBalance', params: [gateway.fundedAddress, 'latest'] }
+  console.error('preparing the workloads: a token contract and 100 funded users')
+  const chain = await prepareWorkloads(gateway.gethUrl, gateway.senderKey, gateway.fundedAddress)
+  const workloads: RpcWorkload[] = [
+    ...settings.parts.includes('methods') ? methodWorkloads(chain) : [],
+    ...settings.parts.includes('mix') ? [walletMix(chain)] : [],
+    ...settings.parts.includes('cold') ? [coldCalls(chain)] : []
   ]
-  await checkAnswers(urls, calls)
-  const figures: MethodFigures[] = []
-  for (const call of calls) {
-    // Direct then gateway, back to back per method: both see the same chain and a machine in the same state.
-    console.error(`measuring ${call.method}: direct, then through the gateway (${WARMUP_S} + ${durationS} s each)`)
-    const direct = await measure(load, gateway.gethPid, urls.direct, call, durationS)
-    const proxied = await measure(load, gateway.gethPid, urls.gateway, call, durationS)
-    figures.push(compare(call.method, direct, proxied))
+  await checkAnswers(urls, [
+    { method: 'eth_getBalance', params: [chain.fundedAddress, 'latest'] },
+    { method: 'eth_getTransactionReceipt', params: [chain.minedTransactions[0]] },
+    { method: 'eth_call', params: [{ to: chain.token, data: '0x70a08231' + chain.users[0]!.slice(2).toLowerCase().padStart(64, '0') }, 'latest'] }
+  ])
+  const cache = gateway.app.jsonRpcCache
+  // A counted job counts on from a new start each run (warm-up and every slice): no call is ever sent twice.
+  let runs = 0
+  const unique = (job: SideJob): SideJob => job.countedBody === undefined ? job : { ...job, countedBody: { ...job.countedBody, firstN: job.countedBody.firstN + ++runs * 2 ** 26 } }
+  const figures: WorkloadFigures[] = []
+  for (const workload of workloads) {
+    figures.push(await measureWorkload(workload, {
+      rounds: settings.rounds,
+      durationS: settings.durationS,
+      warm: async (job) => { await load.run({ ...unique(job), durationS: settings.warmupS }) },
+      run: async (job, durationS) => await load.run({ ...unique(job), durationS }),
+      urls,
+      gethPid: gateway.gethPid,
+      cacheCounters: () => cache?.stats()
+    }))
   }
   return figures
 }
 
 /** eth_blockNumber through instances without and with the access layer and metrics (access.ts), round by round. */
-async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, durationS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
+async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, durationS: number, warmupS: number): Promise<{ figures: AccessFigures, skipped: string[] }> {
   const access = await startAccessInstances(gateway)
   try {
     const call: Call = { method: 'eth_blockNumber', params: [] }
     const job = { body: rpcBody(call), connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY }
     const rounds = await measureAccessRounds(call.method, access.instances, durationS, {
-      warm: async (instance) => { await load.run({ ...job, url: instance.url, durationS: WARMUP_S }) },
+      warm: async (instance) => { await load.run({ ...job, url: instance.url, durationS: warmupS }) },
       measure: async (instance, sliceS) => await load.run({ ...job, url: instance.url, durationS: sliceS })
     })
     return { figures: accessFigures(call.method, rounds), skipped: access.skipped }
@@ -93,10 +114,10 @@ async function benchmarkAccess (gateway: BenchGateway, load: LoadGenerator, dura
 }
 
 async function main (): Promise<number> {
-  let durationS: number
+  let settings: Settings
   let gateway: BenchGateway
   try {
-    durationS = readDurationS()
+    settings = readSettings()
     console.error('starting the gateway on a throwaway chain and database')
     gateway = await startBenchGateway()
   } catch (err) {
@@ -114,19 +135,32 @@ async function main (): Promise<number> {
   // dropped; closing the app stops embedded PostgreSQL anyway, so ours replaces it.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal).once(signal, stopOnSignal)
   try {
-    const figures = await benchmark(gateway, load, durationS)
-    const access = await benchmarkAccess(gateway, load, durationS)
-    const settings: BenchSettings = { durationS, warmupS: WARMUP_S, connections: CONNECTIONS, sampleEvery: SAMPLE_EVERY, cpus: cpus().length }
-    printReport(figures, settings)
-    printAccessReport(access, loadavg()[0])
-    const bad = failures(figures)
-    for (const line of bad) console.log(`WARNING responses failed under load: ${line}`)
-    printJson(figures, settings, { access: access.figures })
-    return bad.length === 0 ? 0 : EXIT_BAD_RESPONSES
+    const workloads = await benchmarkWorkloads(gateway, load, settings)
+    let staleness: StalenessFigures | undefined
+    if (settings.parts.includes('staleness')) {
+      console.error(`measuring how stale an answer can be over ${settings.stalenessBlocks} blocks`)
+      staleness = await measureStaleness({ gethUrl: gateway.gethUrl, gatewayUrl: gateway.gatewayUrl, senderKey: gateway.senderKey, blocks: settings.stalenessBlocks })
+    }
+    const access = settings.parts.includes('access') ? await benchmarkAccess(gateway, load, settings.durationS, settings.warmupS) : undefined
+    const printed = { durationS: settings.durationS, rounds: settings.rounds, connections: CONNECTIONS, cpus: cpus().length }
+    if (workloads.length > 0) printWorkloads(workloads, printed)
+    if (staleness !== undefined) printStaleness(staleness)
+    if (access !== undefined) printAccessReport(access, loadavg()[0])
+    console.log(JSON.stringify({
+      ...printed,
+      warmupS: settings.warmupS,
+      sampleEvery: SAMPLE_EVERY,
+      node: process.version,
+      loadAverage: loadavg()[0],
+      workloads,
+      staleness: staleness === undefined ? undefined : { ...staleness, samplesMs: undefined },
+      access: access?.figures
+    }))
+    return 0
   } catch (err) {
     // Interrupted, the load generator's exit is expected: not worth a stack.
     if (!interrupted) console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`)
-    return EXIT_SETUP_FAILED
+    return /non-200|errors|bad samples/.test((err as Error).message) ? EXIT_BAD_RESPONSES : EXIT_SETUP_FAILED
   } finally {
     await load.close()
     await gateway.close()

@@ -9,7 +9,9 @@ import { build } from '../../helper.ts'
 import { connectWsRpc, wsUrlOf, type WsRpcClient } from '../../support/ws-rpc.ts'
 import { TRANSFER_TOPIC, deployTokenEvents } from '../../support/token-events.ts'
 
-const { app, url, chain } = await build(t)
+// Without the JSON-RPC cache, whose own newHeads listener would share the clients' subscription
+// and keep it on Geth (test/plugins/rpc-proxy/cache.test.ts holds that).
+const { app, url, chain } = await build(t, { RPC_CACHE_ENABLED: 'false' })
 const tokens = await deployTokenEvents(url, chain.account)
 const stats = () => app.rpcWebsocket.subscriptionStats()!
 
