@@ -70,3 +70,9 @@ t.test('access settings: limits on at 100 and 1000 a minute, no Redis, no truste
   t.throws(() => loadConfig({ REDIS_URL: 'localhost:6379' }), /REDIS_URL/)
   t.throws(() => loadConfig({ RATE_LIMIT_PUBLIC_PER_MIN: '0' }), /RATE_LIMIT_PUBLIC_PER_MIN/)
 })
+
+t.test('SOLC_DOWNLOAD: on by default, from solc-bin; false downloads nothing', async (t) => {
+  t.equal(loadConfig({}).verify.solcDownloadUrl, 'https://binaries.soliditylang.org/bin')
+  t.equal(loadConfig({ SOLC_DOWNLOAD_URL: 'http://127.0.0.1:9/bin' }).verify.solcDownloadUrl, 'http://127.0.0.1:9/bin')
+  t.equal(loadConfig({ SOLC_DOWNLOAD: 'false' }).verify.solcDownloadUrl, undefined)
+})
