@@ -55,6 +55,7 @@ export const VerifyNotContractError = createError<[string]>('GW_ERR_VERIFY_NOT_C
 export const VerifyCompilerUnavailableError = createError<[string, string, string]>('GW_ERR_VERIFY_COMPILER_UNAVAILABLE', 'Compiler version %s is not available here (available: %s); %s', 400)
 // A compiler to download (SOLC_DOWNLOAD=true) that could not be had: the download site's fault, not the request's.
 export const VerifyCompilerDownloadFailedError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_DOWNLOAD_FAILED', 'Compiler version %s could not be downloaded: %s; try again later', 503)
+export const VerifyCompilerOfflineError = createError<[string, string, string, string, string]>('GW_ERR_VERIFY_COMPILER_OFFLINE', 'Compiler version %s is not on this gateway and could not be downloaded: %s cannot be reached (%s). Verify with a version available here (%s), or an operator can put %s into SOLC_CACHE_DIR, or point SOLC_DOWNLOAD_URL at a reachable mirror', 503)
 export const VerifyCompilerChecksumError = createError<[string, string, string]>('GW_ERR_VERIFY_COMPILER_CHECKSUM_MISMATCH', 'The downloaded build of compiler version %s was refused: its keccak256 is %s, not the %s its list publishes', 502)
 export const VerifyCompilerMismatchError = createError<[string, string]>('GW_ERR_VERIFY_COMPILER_MISMATCH', 'The contract was compiled with solc %s (its metadata says so), not %s', 400)
 export const VerifyCompilationFailedError = createError<[string]>('GW_ERR_VERIFY_COMPILATION_FAILED', 'Compilation failed: %s', 400)

@@ -22,7 +22,8 @@ export async function buildTestConfig (t: Tap, env: Record<string, string> = {})
 
 /** The test config of a chain and database made beforehand (a fixture template or its clone). */
 export function testConfig (chain: TestChainFiles, databaseUrl: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ ...process.env, DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', ...chain.env, ...env })
+  // SOLC_DOWNLOAD is on by default: tests never reach the internet unless they point it at a local site.
+  return loadConfig({ ...process.env, DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', SOLC_DOWNLOAD: 'false', ...chain.env, ...env })
 }
 
 /** Builds the app and listens on a free loopback port (ethers and fetch need a real socket). */

@@ -7,7 +7,10 @@
 // from the same program with other comments differs only there: a partial
 // match. Immutables are written into the runtime code by the constructor, and
 // library addresses by the linker: both are taken from the chain's copy at
-// the positions the compiler reports before comparing.
+// the positions the compiler reports before comparing. A library's runtime
+// code begins with PUSH20 of its own address (its call protection: called
+// other than by DELEGATECALL, ADDRESS equals it), zero in the compiler's
+// output and written by its constructor: those 20 bytes are the chain's too.
 
 export type CodeRange = { start: number, length: number }
 
@@ -89,6 +92,13 @@ export function copyRanges (compiled: string, chain: string, ranges: CodeRange[]
   return out
 }
 
+/** PUSH20 0 ADDRESS EQ: how solc begins a library's runtime code, the 20 bytes filled in at deployment. */
+const CALL_PROTECTION = /^73(?:00){20}3014/
+const CALL_PROTECTION_RANGE: CodeRange = { start: 1, length: 20 }
+
+/** The call protection's address bytes when `runtime` is a library's (its compiled code); none otherwise. */
+export const callProtectionRanges = (runtime: string): CodeRange[] => CALL_PROTECTION.test(runtime) ? [CALL_PROTECTION_RANGE] : []
+
 export const immutableRanges = (references: ImmutableReferences | undefined): CodeRange[] => Object.values(references ?? {}).flat()
 
 export const linkRanges = (references: LinkReferences | undefined): CodeRange[] =>
@@ -118,7 +128,9 @@ export type CompiledCode = {
 
 /** Compares compiled runtime code with deployed code: full, partial (only metadata differs) or undefined. */
 export function matchRuntime (compiled: CompiledCode, deployed: string): MatchType | undefined {
-  const filled = copyRanges(compiled.runtime, deployed, [...immutableRanges(compiled.immutableReferences), ...linkRanges(compiled.runtimeLinkReferences)])
+  const filled = copyRanges(compiled.runtime, deployed, [
+    ...callProtectionRanges(compiled.runtime), ...immutableRanges(compiled.immutableReferences), ...linkRanges(compiled.runtimeLinkReferences)
+  ])
   if (filled === deployed) return 'full'
   if (filled.length !== deployed.length) return undefined
   const ours = splitMetadata(filled)

@@ -1,7 +1,8 @@
 // Solidity compilers for verification: the solc package's bundled build
 // (works offline) and soljson builds an operator put in SOLC_CACHE_DIR, named
 // as solc-bin names them (soljson-v0.8.20+commit.a1b79de6.js), and with
-// SOLC_DOWNLOAD those downloaded into it on first request (solc-download.ts).
+// SOLC_DOWNLOAD (on by default) those downloaded into it on first request
+// (solc-download.ts).
 // Every run happens in a worker thread of its own, under a time cap and a
 // heap cap, at most one per CPU at once and a few more waiting.
 import { readdir } from 'node:fs/promises'
@@ -10,8 +11,8 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
-import { VerifyBusyError, VerifyCompileTimeoutError, VerifyCompilerFailedError, VerifyCompilerUnavailableError } from '../errors.ts'
-import { createSolcDownloader, type SolcDownloadOptions } from './solc-download.ts'
+import { VerifyBusyError, VerifyCompileTimeoutError, VerifyCompilerFailedError, VerifyCompilerOfflineError, VerifyCompilerUnavailableError } from '../errors.ts'
+import { createSolcDownloader, SolcSiteUnreachableError, type SolcDownloadOptions } from './solc-download.ts'
 
 export type CompilerOptions = {
   /** Directory of soljson builds; undefined or missing means the bundled compiler only. */
@@ -77,6 +78,7 @@ const solc = soljsonPath === undefined ? require(solcPath) : require(wrapperPath
 parentPort.postMessage({ version: solc.version(), output: input === undefined ? undefined : solc.compile(input) })
 `
 const MODULE_PATHS = { solcPath: resolveModule('solc'), wrapperPath: resolveModule('solc/wrapper') }
+const LONG_VERSION = /^v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8}$/
 const CACHED_SOLJSON = /^soljson-(v\d+\.\d+\.\d+\+commit\.[0-9a-f]{8})\.js$/
 const NOT_DOWNLOADED = 'an operator can add its soljson build to SOLC_CACHE_DIR, or set SOLC_DOWNLOAD=true'
 /** Loading the bundled compiler to ask its version compiles nothing a client sent: a short compile cap must not fail it on a busy machine. */
@@ -174,10 +176,17 @@ export function createCompiler (options: CompilerOptions): Compiler {
       const found = versions.find((v) => v === wanted) ?? versions.find((v) => v.startsWith(wanted + '+'))
       if (found !== undefined) return found
       if (downloader === undefined) throw await unavailable(requested, NOT_DOWNLOADED)
-      const build = await downloader.find(wanted)
-      if (build === undefined) throw await unavailable(requested, 'it is not a release the compiler list publishes')
-      await downloader.download(build)
-      return 'v' + build.longVersion
+      try {
+        const build = await downloader.find(wanted)
+        if (build === undefined) throw await unavailable(requested, 'it is not a release the compiler list publishes')
+        await downloader.download(build)
+        return 'v' + build.longVersion
+      } catch (error) {
+        if (!(error instanceof SolcSiteUnreachableError)) throw error
+        // Named as solc-bin names it when the request gives the commit: the file an operator would add.
+        const file = LONG_VERSION.test(wanted) ? `soljson-${wanted}.js` : `its soljson build (soljson-${wanted}+commit.<hash>.js)`
+        throw new VerifyCompilerOfflineError(requested, error.site, error.reason, (await compiler.listVersions()).join(', '), file)
+      }
     },
     async compile (version, input) {
       const own = await compiler.bundledVersion()

@@ -51,8 +51,30 @@ async function readCapped (response: Response, max: number): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-async function fetchBody (url: string, timeoutMs: number, max: number): Promise<Buffer> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' })
+/**
+ * The download site gave no HTTP answer at all (refused, unknown host, no
+ * route, timed out): the gateway is off-line or the site is down. The
+ * compiler names the version and the remedies (GW_ERR_VERIFY_COMPILER_OFFLINE).
+ */
+export class SolcSiteUnreachableError extends Error {
+  constructor (readonly site: string, readonly reason: string) {
+    super(`${site} cannot be reached (${reason})`)
+  }
+}
+
+/** undici's "fetch failed" carries the socket's error as its cause: ECONNREFUSED, ENOTFOUND... */
+function unreachableReason (error: unknown): string {
+  const cause = (error as { cause?: { code?: string, message?: string } }).cause
+  return (cause?.message ?? '') !== '' ? cause!.message! : cause?.code ?? (error as Error).message
+}
+
+async function fetchBody (site: string, url: string, timeoutMs: number, max: number): Promise<Buffer> {
+  let response: Response
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' })
+  } catch (error) {
+    throw new SolcSiteUnreachableError(site, unreachableReason(error))
+  }
   if (!response.ok) {
     await response.body?.cancel()
     throw new Error(`${url} answered HTTP ${response.status}`)
@@ -83,7 +105,7 @@ export function createSolcDownloader ({ cacheDir, baseUrl }: SolcDownloadOptions
 
   async function readListOnce (wanted: string): Promise<ReturnType<typeof readList>> {
     if (list === undefined || Date.now() - list.at > LIST_TTL_MS) {
-      const read = fetchBody(`${base}/list.json`, LIST_TIMEOUT_MS, MAX_LIST_BYTES).then((body) => readList(body.toString('utf8')))
+      const read = fetchBody(base, `${base}/list.json`, LIST_TIMEOUT_MS, MAX_LIST_BYTES).then((body) => readList(body.toString('utf8')))
       list = { at: Date.now(), read }
       // A failed read is not kept: the next request tries again.
       read.catch(() => { if (list?.read === read) list = undefined })
@@ -91,6 +113,7 @@ export function createSolcDownloader ({ cacheDir, baseUrl }: SolcDownloadOptions
     try {
       return await list.read
     } catch (error) {
+      if (error instanceof SolcSiteUnreachableError) throw error
       throw new VerifyCompilerDownloadFailedError(wanted, `the list of builds could not be read (${(error as Error).message})`)
     }
   }
@@ -99,8 +122,9 @@ export function createSolcDownloader ({ cacheDir, baseUrl }: SolcDownloadOptions
     const version = 'v' + build.longVersion
     let body: Buffer
     try {
-      body = await fetchBody(`${base}/${build.path}`, BUILD_TIMEOUT_MS, MAX_BUILD_BYTES)
+      body = await fetchBody(base, `${base}/${build.path}`, BUILD_TIMEOUT_MS, MAX_BUILD_BYTES)
     } catch (error) {
+      if (error instanceof SolcSiteUnreachableError) throw error
       throw new VerifyCompilerDownloadFailedError(version, (error as Error).message)
     }
     const hash = keccak256(body)

@@ -11,7 +11,7 @@ import {
   VerifyInputInvalidError, VerifyNotContractError
 } from '../errors.ts'
 import { linkedLibraries, matchCreation, matchRuntime, metadataCompilerVersion, splitMetadata, type MatchType } from './bytecode.ts'
-import type { CompiledContractOutput, Compiler } from './compiler.ts'
+import type { CompiledContractOutput, Compiler, CompilerOutput } from './compiler.ts'
 import { OUTPUT_SELECTION, type StandardJsonInput } from './input.ts'
 import { findVerifiedContract, storeVerifiedContract, type AbiItem, type VerifiedContract } from './store.ts'
 import type { Queries } from '../queries/index.ts'
@@ -103,6 +103,56 @@ function externalLibraries (candidate: Candidate, code: string, settings: Record
   return Object.entries({ ...Object.fromEntries(fromSettings), ...fromCode }).map(([name, libraryAddress]) => ({ name, address: libraryAddress }))
 }
 
+async function compileWith (compiler: Compiler, version: string, input: StandardJsonInput, settings: Record<string, unknown>): Promise<CompilerOutput> {
+  const output = await compiler.compile(version, { ...input, settings: { ...settings, outputSelection: OUTPUT_SELECTION } })
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
+  if (errors.length > 0) throw new VerifyCompilationFailedError(errors.slice(0, 3).map((e) => e.formattedMessage ?? e.message).join('\n'))
+  return output
+}
+
+/** Whether every library the settings name for the candidate's link references is the one the deployed code holds there. */
+function librariesAgree (candidate: Candidate, code: string, named: Record<string, Record<string, string>>): boolean {
+  return Object.entries(linkedLibraries(candidate.output.evm.deployedBytecode.linkReferences, code)).every(([key, found]) => {
+    const split = key.lastIndexOf(':')
+    const given = named[key.slice(0, split)]?.[key.slice(split + 1)]
+    return given === undefined || given.toLowerCase() === found
+  })
+}
+
+type Compiled = { settings: Record<string, unknown>, output: CompilerOutput, matched: Matched }
+
+/**
+ * Compiles with the settings given and finds the match. Tools that link
+ * after compiling (Hardhat, forge) deploy code whose metadata holds no
+ * libraries, yet hardhat-verify and forge verify-contract name them in the
+ * settings, which solc writes into the metadata: short of a full match, such
+ * a request is compiled again without them and the link references filled
+ * from the deployed code, provided it holds the libraries named.
+ */
+async function compileAndMatch (deps: VerifierDeps, version: string, request: VerificationRequest, code: string, creationInput: string | undefined): Promise<Compiled> {
+  const given = request.input.settings
+  const output = await compileWith(deps.compiler, version, request.input, given)
+  let first: Compiled | undefined
+  let failure: unknown
+  try {
+    first = { settings: given, output, matched: findMatch(candidates(output.contracts ?? {}, request.contractName), code, creationInput) }
+    if (first.matched.match === 'full') return first
+  } catch (error) {
+    failure = error
+  }
+  const named = (given.libraries ?? {}) as Record<string, Record<string, string>>
+  if (Object.keys(named).length > 0) {
+    const { libraries: _, ...settings } = given
+    const unlinked = await compileWith(deps.compiler, version, request.input, settings)
+    const second = (() => {
+      try { return findMatch(candidates(unlinked.contracts ?? {}, request.contractName), code, creationInput) } catch { return undefined }
+    })()
+    if (second?.match === 'full' && librariesAgree(second.candidate, code, named)) return { settings, output: unlinked, matched: second }
+  }
+  if (first !== undefined) return first
+  throw failure
+}
+
 /** Verifies one contract; throws a coded GW_ERR_VERIFY_* error and stores nothing when it cannot. */
 export async function verifyContract (deps: VerifierDeps, request: VerificationRequest): Promise<VerificationResult> {
   const address = request.address.toLowerCase()
@@ -116,12 +166,7 @@ export async function verifyContract (deps: VerifierDeps, request: VerificationR
   const deployedWith = metadataCompilerVersion(splitMetadata(code).metadata)
   if (deployedWith !== undefined && !version.startsWith(`v${deployedWith}+`)) throw new VerifyCompilerMismatchError(deployedWith, version)
 
-  const settings = request.input.settings
-  const output = await deps.compiler.compile(version, { ...request.input, settings: { ...settings, outputSelection: OUTPUT_SELECTION } })
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
-  if (errors.length > 0) throw new VerifyCompilationFailedError(errors.slice(0, 3).map((e) => e.formattedMessage ?? e.message).join('\n'))
-
-  const { candidate, match, constructorArgs } = findMatch(candidates(output.contracts ?? {}, request.contractName), code, creationInput)
+  const { settings, output, matched: { candidate, match, constructorArgs } } = await compileAndMatch(deps, version, request, code, creationInput)
   const given = request.constructorArgs === undefined ? '' : strip0x(request.constructorArgs)
   if (given !== '' && !/^[0-9a-f]*$/.test(given)) throw new VerifyInputInvalidError('constructor arguments are not hex')
   if (constructorArgs !== null && request.autodetectConstructorArgs === false && given !== constructorArgs) {

@@ -78,3 +78,9 @@ t.test('connection and upload settings: 100 connections an address, headers with
   t.equal(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs, 2000, 'a request timeout under it bounds it')
   t.throws(() => loadConfig({ VERIFY_MAX_BODY_BYTES: '1000' }), /VERIFY_MAX_BODY_BYTES must be >= 1048576/)
 })
+
+t.test('SOLC_DOWNLOAD: on by default, from solc-bin; false downloads nothing', async (t) => {
+  t.equal(loadConfig({}).verify.solcDownloadUrl, 'https://binaries.soliditylang.org/bin')
+  t.equal(loadConfig({ SOLC_DOWNLOAD_URL: 'http://127.0.0.1:9/bin' }).verify.solcDownloadUrl, 'http://127.0.0.1:9/bin')
+  t.equal(loadConfig({ SOLC_DOWNLOAD: 'false' }).verify.solcDownloadUrl, undefined)
+})

@@ -80,3 +80,15 @@ t.test('link references are filled from the chain\'s code, and name the librarie
   t.equal(matchRuntime(linked, placed), 'full')
   t.same(linkedLibraries(linked.runtimeLinkReferences, placed), { 'Linked.sol:Scale': '0x' + library })
 })
+
+t.test('a library\'s call protection (PUSH20 of its own address, zero as compiled) is taken from the chain\'s code', async (t) => {
+  const library = compile({ 'Linked.sol': await readFixture('Linked.sol') }, 'Linked.sol', 'Scale')
+  t.match(library.runtime, /^73(00){20}3014/, 'solc leaves the address zero')
+  const own = 'abcdefabcdefabcdefabcdefabcdefabcdefabcd'
+  const deployed = '73' + own + library.runtime.slice(42)
+  t.equal(matchRuntime(library, deployed), 'full')
+  const commentedLibrary = compile({ 'Linked.sol': await readFixture('Linked.sol') + '\n// another comment\n' }, 'Linked.sol', 'Scale')
+  t.equal(matchRuntime(commentedLibrary, deployed), 'partial', 'partial when only the metadata differs')
+  t.equal(matchRuntime(library, '74' + own + library.runtime.slice(42)), undefined, 'only the address is taken, not the opcode before it')
+  t.equal(matchRuntime(compiled, '73' + own + compiled.runtime.slice(42)), undefined, 'a contract\'s code is compared whole')
+})

@@ -76,15 +76,34 @@ t.test('a version the list does not publish (or only as a nightly) is unavailabl
   t.notOk(bin.requests.has('/bin/soljson-v0.8.29-nightly.2024.10.1+commit.aaaaaaaa.js'))
 })
 
-t.test('a listed build the site does not serve, and a site that is down, answer a coded 503 and cache nothing', async (t) => {
+t.test('a listed build the site does not serve answers a coded 503 and caches nothing', async (t) => {
   const { dir, compiler } = failing
   await t.rejects(compiler.resolveVersion(V21), { code: 'GW_ERR_VERIFY_COMPILER_DOWNLOAD_FAILED', statusCode: 503, message: /v0\.8\.21\+commit\.d9974bed could not be downloaded: .*HTTP 404/ })
+  t.same(await readdir(dir), [])
+})
+
+t.test('off-line (the site\'s port refuses): a coded 503 naming the version, those available and the remedies; nothing cached', async (t) => {
   const down = await startSolcBin(t, [{ longVersion: V19.slice(1) }])
   await down.close()
-  const { dir: otherDir, compiler: offline } = await compilerIn(t, down.url)
-  await t.rejects(offline.resolveVersion(V19), { code: 'GW_ERR_VERIFY_COMPILER_DOWNLOAD_FAILED', statusCode: 503, message: /v0\.8\.19\+commit\.7dd6d404 could not be downloaded: the list of builds could not be read/ })
-  t.same([...await readdir(dir), ...await readdir(otherDir)], [])
+  const { dir, compiler: offline } = await compilerIn(t, down.url)
+  await t.rejects(offline.resolveVersion(V19), {
+    code: 'GW_ERR_VERIFY_COMPILER_OFFLINE',
+    statusCode: 503,
+    message: `Compiler version ${V19} is not on this gateway and could not be downloaded: ${down.url} cannot be reached (connect ECONNREFUSED ${new URL(down.url).host}). ` +
+      `Verify with a version available here (${BUNDLED_VERSION}), or an operator can put soljson-${V19}.js into SOLC_CACHE_DIR, or point SOLC_DOWNLOAD_URL at a reachable mirror`
+  })
+  await t.rejects(offline.resolveVersion('0.8.19'), { code: 'GW_ERR_VERIFY_COMPILER_OFFLINE', message: /Compiler version 0\.8\.19 is not on this gateway .* its soljson build \(soljson-v0\.8\.19\+commit\.<hash>\.js\) into SOLC_CACHE_DIR/ }, 'a release without its commit')
+  t.same(await readdir(dir), [])
   t.same(await offline.offeredVersions(), [BUNDLED_VERSION], 'a site that is down offers nothing more')
+})
+
+t.test('a site that goes down between the list and the build answers the same', async (t) => {
+  const site = await startSolcBin(t, [{ longVersion: V19.slice(1) }])
+  const { dir, compiler } = await compilerIn(t, site.url)
+  t.same(await compiler.offeredVersions(), [BUNDLED_VERSION, V19], 'the list is read')
+  await site.close()
+  await t.rejects(compiler.resolveVersion(V19), { code: 'GW_ERR_VERIFY_COMPILER_OFFLINE', message: /could not be downloaded: .* cannot be reached \(connect ECONNREFUSED/ })
+  t.same(await readdir(dir), [])
 })
 
 t.test('without SOLC_DOWNLOAD a missing version is named, with what would make it available', async (t) => {

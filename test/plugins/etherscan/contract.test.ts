@@ -254,3 +254,30 @@ t.test('getcontractcreation names the creator and creating transaction of up to 
   const six = Array.from({ length: 6 }, () => first.address).join(',')
   t.match(await api(`module=contract&action=getcontractcreation&contractaddresses=${six}`), { status: '0', message: 'NOTOK', result: /Maximum 5/ })
 })
+
+t.test('verifysourcecode of a contract linked after compiling: libraryname1/libraryaddress1 (single file) and settings.libraries (standard JSON) give a full match; another address fails', async (t) => {
+  // Compiled under the file names the requests give (a single file is named for its contract), linked afterwards as Hardhat and forge link.
+  const linkedSource = await readFixture('Linked.sol')
+  const singleInput = standardInput({ 'ScaledCounter.sol': linkedSource })
+  const library = await sender.deploy(compileStandard(singleInput, 'ScaledCounter.sol', 'Scale').bytecode)
+  const link = (bytecode: string) => bytecode.replace(/__\$[0-9a-f]{34}\$__/g, library.address.slice(2))
+  const single = await sender.deploy(link(compileStandard(singleInput, 'ScaledCounter.sol', 'ScaledCounter').bytecode))
+  const jsonInput = standardInput({ 'src/Linked.sol': linkedSource })
+  const standard = await sender.deploy(link(compileStandard(jsonInput, 'src/Linked.sol', 'ScaledCounter').bytecode))
+  await waitForIndexed(app)
+
+  const singleFields = (address: string) => ({ module: 'contract', action: 'verifysourcecode', contractaddress: address, sourceCode: linkedSource, codeformat: 'solidity-single-file', contractname: 'ScaledCounter', compilerversion: BUNDLED_VERSION, optimizationUsed: '1', runs: '200', evmversion: 'paris', libraryname1: 'Scale' })
+  const wrong = await postForm({ ...singleFields(single.address), libraryaddress1: '0x' + '11'.repeat(20) })
+  t.match(await waitForStatus(wrong.result), { status: '0', result: 'Fail - Unable to verify' }, 'another library address')
+  t.equal(await findVerifiedContract(db, single.address), null)
+  const right = await postForm({ ...singleFields(single.address), libraryaddress1: library.address })
+  t.same(await waitForStatus(right.result), { status: '1', message: 'OK', result: 'Pass - Verified' })
+  t.match(await findVerifiedContract(db, single.address), { matchType: 'full', externalLibraries: [{ name: 'ScaledCounter.sol:Scale', address: library.address }] })
+
+  const named = { ...jsonInput, settings: { ...jsonInput.settings, libraries: { 'src/Linked.sol': { Scale: library.address } } } }
+  const json = await postForm({ module: 'contract', action: 'verifysourcecode', contractaddress: standard.address, sourceCode: JSON.stringify(named), codeformat: 'solidity-standard-json-input', contractname: 'src/Linked.sol:ScaledCounter', compilerversion: BUNDLED_VERSION })
+  t.same(await waitForStatus(json.result), { status: '1', message: 'OK', result: 'Pass - Verified' })
+  t.match(await findVerifiedContract(db, standard.address), { matchType: 'full', externalLibraries: [{ name: 'src/Linked.sol:Scale', address: library.address }] })
+  const [listedSource] = (await api(`module=contract&action=getsourcecode&address=${standard.address}`)).result
+  t.equal(listedSource.Library, `Scale:${library.address.slice(2)}`, 'getsourcecode names the library')
+})

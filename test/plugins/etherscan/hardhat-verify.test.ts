@@ -1,8 +1,9 @@
 // A real `hardhat verify` (Hardhat 2, @nomicfoundation/hardhat-verify) against
 // the gateway, as a user runs it: the project in test/fixtures/hardhat-project
-// compiles with the solc package's bundled build (no download), the contract
-// is deployed on the gateway's chain and `npx hardhat verify --network
-// gateway <address> <args>` talks to /api as to a custom chain.
+// compiles with the solc package's bundled build (no download), the contract,
+// a library and a contract linked to it are deployed on the gateway's chain
+// and `npx hardhat verify --network gateway <address> <args>` talks to /api
+// as to a custom chain; each is a full match.
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
@@ -39,14 +40,25 @@ const sender = createSender(app.geth.rpc, wallets[0]!)
 const constructorArgs = AbiCoder.defaultAbiCoder().encode(['string', 'uint256'], [GREETING, CREATED_WITH]).slice(2)
 const deployed = await sender.deploy(artifact.bytecode + constructorArgs)
 const greet = await sender.send(deployed.address, greeter.encodeFunctionData('greet', ['hi']))
+// A library and a contract linked to it, as hardhat-ethers' deployContract links it: the placeholders replaced by the library's address.
+type LinkedArtifact = { bytecode: string, linkReferences: Record<string, Record<string, Array<{ start: number, length: number }>>> }
+const readArtifact = async (name: string) => JSON.parse(await readFile(join(out, `artifacts/contracts/Counted.sol/${name}.json`), 'utf8')) as LinkedArtifact
+const [doublerArtifact, countedArtifact] = await Promise.all([readArtifact('Doubler'), readArtifact('Counted')])
+const doubler = await sender.deploy(doublerArtifact.bytecode)
+let countedCode = countedArtifact.bytecode
+for (const { start, length } of countedArtifact.linkReferences['contracts/Counted.sol']!.Doubler!) {
+  countedCode = countedCode.slice(0, 2 + start * 2) + doubler.address.slice(2) + countedCode.slice(2 + (start + length) * 2)
+}
+const counted = await sender.deploy(countedCode)
 await waitForIndexed(app)
 const get = async (path: string) => (await app.inject({ method: 'GET', url: path })).json()
 // hardhat-verify sends its key with every request, and the gateway refuses one it does not know.
 const { key } = await createApiKey(app.db.knex, { label: 'hardhat', tier: 'public' })
-const gatewayEnv = { TG_GATEWAY_URL: url, TG_API_KEY: key }
+const EXPLORER_URL = 'http://explorer.test:3000'
+const gatewayEnv = { TG_GATEWAY_URL: url, TG_API_KEY: key, TG_EXPLORER_URL: EXPLORER_URL }
 
 t.test('hardhat compile used the solc package\'s compiler: nothing was downloaded', async (t) => {
-  t.match(compiled.stdout, /Compiled 1 Solidity file successfully \(evm target: paris\)/)
+  t.match(compiled.stdout, /Compiled 2 Solidity files successfully \(evm target: paris\)/)
   t.notOk(existsSync(join(out, 'xdg-cache', 'hardhat-nodejs')), 'Hardhat\'s compilers cache was never made')
   const [buildInfoFile] = await readdir(join(out, 'artifacts/build-info'))
   const buildInfo = JSON.parse(await readFile(join(out, 'artifacts/build-info', buildInfoFile!), 'utf8'))
@@ -58,7 +70,7 @@ t.test('npx hardhat verify --network gateway verifies the contract; the explorer
   const run = await hardhat(['verify', '--network', 'gateway', deployed.address, GREETING, String(CREATED_WITH)], gatewayEnv)
   t.equal(run.exitCode, 0, `hardhat verify exits 0 ${run.exitCode === 0 ? '' : run.stderr}`)
   t.match(run.stdout, /Successfully verified contract Greeter on the block explorer/)
-  t.match(run.stdout, `${url}/address/${deployed.address}#code`, 'the browserURL link')
+  t.match(run.stdout, `${EXPLORER_URL}/address/${deployed.address}#code`, 'the browserURL link: the explorer front end\'s page, not the gateway\'s')
 
   const detail = await get(`/api/v2/smart-contracts/${deployed.address}`)
   t.match(detail, {
@@ -81,4 +93,15 @@ t.test('a second hardhat verify is told the contract is already verified', async
   const run = await hardhat(['verify', '--network', 'gateway', deployed.address, GREETING, String(CREATED_WITH)], gatewayEnv)
   t.equal(run.exitCode, 0, `hardhat verify exits 0 ${run.exitCode === 0 ? '' : run.stderr}`)
   t.match(run.stdout, /has already been verified on the block explorer/)
+})
+
+t.test('hardhat verify verifies a library and a contract linked to it, both fully', async (t) => {
+  // hardhat-verify names the detected library in the compiler settings, which the deployed code was not compiled with.
+  for (const [address, name] of [[doubler.address, 'Doubler'], [counted.address, 'Counted']] as const) {
+    const run = await hardhat(['verify', '--network', 'gateway', address], gatewayEnv)
+    t.equal(run.exitCode, 0, `hardhat verify ${name} exits 0 ${run.exitCode === 0 ? '' : run.stdout + run.stderr}`)
+    t.match(run.stdout, new RegExp(`Successfully verified contract ${name} on the block explorer`))
+    t.match(await findVerifiedContract(app.db.knex, address), { name, matchType: 'full', verificationMethod: 'etherscan', filePath: 'contracts/Counted.sol' }, `${name}: a full match`)
+  }
+  t.match((await get(`/api/v2/smart-contracts/${counted.address}`)).external_libraries, [{ name: 'contracts/Counted.sol:Doubler', address_hash: new RegExp(doubler.address.slice(2), 'i') }])
 })

@@ -233,7 +233,7 @@ t.test('failures answer a clear error and store nothing', async (t) => {
   t.equal((await get('/api/v2/smart-contracts/counters')).json().verified_smart_contracts, '2')
 })
 
-t.test('multi-part verifies a contract linked to a library: a wrong library address does not match, the right one does, and without one it is read from the code', async (t) => {
+t.test('multi-part verifies a contract linked to a library: a wrong library address does not match, the right one fully, and without one it is read from the code', async (t) => {
   t.equal(await decodedInputOf(bumpElsewhere), null, 'bump(uint256) is in no table before')
   const fields = { compiler_version: BUNDLED_VERSION, is_optimization_enabled: 'true', optimization_runs: '200', evm_version: 'paris' }
   const files = { 'Linked.sol': linkedSource }
@@ -242,16 +242,12 @@ t.test('multi-part verifies a contract linked to a library: a wrong library addr
   t.match(wrong.json.message, /does not match/)
   t.equal(await findVerifiedContract(db, scaled.address), null)
 
-  // Linked by the compiler: the settings (in the metadata) differ from the deployer's, who linked afterwards.
+  // Linked by the compiler, the settings (in the metadata) would differ from the deployer's, who linked afterwards: a full match all the same.
   const named = await postForm(via(scaled.address, 'multi-part'), { ...fields, libraries: JSON.stringify({ Scale: library.address }) }, files)
   t.same(named, { status: 200, json: { message: 'Smart-contract verification started' } })
-  const partial = (await get(`/api/v2/smart-contracts/${scaled.address}`)).json()
-  t.match(partial, { is_partially_verified: true })
-  t.same(partial.external_libraries, [{ name: 'Linked.sol:Scale', address_hash: getAddress(library.address) }])
-
-  const answer = await postForm(via(scaled.address, 'multi-part'), fields, files)
-  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
   const detail = (await get(`/api/v2/smart-contracts/${scaled.address}`)).json()
+  t.equal(detail.compiler_settings.libraries, undefined, 'the settings stored are those that compile to the deployed code')
+  t.same(await postForm(via(scaled.address, 'multi-part'), fields, files), { status: 200, json: { message: 'Already verified' } }, 'without the library named')
   t.equal(detailSpec?.(detail), undefined, 'matches Blockscout\'s SmartContract schema')
   t.match(detail, { name: 'ScaledCounter', is_fully_verified: true, file_path: 'Linked.sol', constructor_args: null, decoded_constructor_args: null })
   t.same(detail.external_libraries, [{ name: 'Linked.sol:Scale', address_hash: getAddress(library.address) }], 'read from the deployed code')
@@ -456,4 +452,11 @@ t.test('the address\'s socket topic hears verification_result, as Blockscout\'s 
   t.equal(answer.status, 200)
   await wait(2)
   t.same(results[1], { status: 'success' })
+})
+
+t.test('a deployed library verifies fully: its code begins with PUSH20 of its own address, zero as compiled', async (t) => {
+  t.match((await app.geth.rpc.call<string>('eth_getCode', [library.address, 'latest'])).toLowerCase(), `0x73${library.address.slice(2)}3014`)
+  const answer = await postJson(via(library.address, 'standard-input'), { compiler_version: BUNDLED_VERSION, contract_name: 'Linked.sol:Scale', input: linkedInput })
+  t.same(answer, { status: 200, json: { message: 'Smart-contract verification started' } })
+  t.match((await get(`/api/v2/smart-contracts/${library.address}`)).json(), { name: 'Scale', is_fully_verified: true, file_path: 'Linked.sol' })
 })

@@ -82,11 +82,11 @@ t.test('a downloaded build whose keccak256 is not the published one: 502 with th
   t.match(status, { status: '0', result: 'Fail - Unable to verify', message: /keccak256/ })
 })
 
-t.test('the download site down: 503 naming the version, nothing cached, and the next request tries again', async (t) => {
+t.test('the download site down (off-line): 503 naming the version and the remedies, nothing cached, and the next request tries again', async (t) => {
   await bin.close()
   const answer = await verifyWith(V21)
   t.equal(answer.status, 503)
-  t.match(answer.json.message, new RegExp(`^Compiler version ${V21.replace(/[.+]/g, '\\$&')} could not be downloaded: .+; try again later$`))
+  t.match(answer.json.message, new RegExp(`^Compiler version ${V21.replace(/[.+]/g, '\\$&')} is not on this gateway and could not be downloaded: .+ cannot be reached .+ or an operator can put soljson-${V21.replace(/[.+]/g, '\\$&')}\\.js into SOLC_CACHE_DIR`))
   t.same(await readdir(cacheDir), [`soljson-${V19}.js`])
   t.equal((await verifyWith(V21)).status, 503)
 })
