@@ -3,7 +3,9 @@
 // `npm ci` or a `git pull`); later starts go straight to it. Production then
 // runs no TypeScript loader, whose transform costs the proxy CPU on every
 // request. Plain JavaScript because it runs before anything is compiled.
-// `node scripts/launch.mjs --build` (npm run build) only compiles.
+// `node scripts/launch.mjs --build` (npm run build) only compiles;
+// `node scripts/launch.mjs scripts/bench/rpc.js` runs another compiled entry
+// (a benchmark that must measure what production runs).
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -101,7 +103,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (process.argv.includes('--build')) build(sourceFingerprint())
     else {
       buildIfStale()
-      await import(pathToFileURL(join(DIST, 'scripts', 'start.js')).href)
+      const entry = process.argv[2] ?? 'scripts/start.js'
+      await import(pathToFileURL(join(DIST, entry)).href)
     }
   } catch (err) {
     log.fatal({ err }, err.message)

@@ -64,8 +64,10 @@ export type LoadGenerator = {
 }
 
 export function startLoadGenerator (): LoadGenerator {
-  const child = fork(new URL('./load-worker.ts', import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
+  // Run compiled (dist/, as bench:rpc is) the worker is compiled beside this file; from the sources, through tsx.
+  const compiled = import.meta.url.endsWith('.js')
+  const child = fork(new URL(compiled ? './load-worker.js' : './load-worker.ts', import.meta.url), [], {
+    execArgv: compiled ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
   let closing: Promise<void> | undefined
