@@ -74,6 +74,7 @@ export async function verificationRoutes (app: RestApp, { verifier }: { verifier
   // The multipart parser's own errors carry no status: a body cut short or without its boundary is the client's, not a 500.
   const handled = new WeakSet<FastifyRequest>()
   app.addHook('preHandler', async (request) => { handled.add(request) })
+  // Translated only: the REST scope's handler (sendError, channel blockscout) answers it.
   app.setErrorHandler(async (error: FastifyError, request) => {
     if (error.statusCode === undefined && !handled.has(request) && request.isMultipart()) throw new VerifyInputInvalidError(`the multipart body could not be read (${error.message})`)
     throw error
