@@ -64,12 +64,12 @@ export function statsErrorBody ({ kind, status, message }: PublicError): object 
 }
 
 /**
- * The Stats API's status: as the service's gateway, any request it cannot
- * take is 400 (a gRPC INVALID_ARGUMENT), except our own coded refusals and
- * its 404s, which keep theirs.
+ * The Stats API's status for a thrown error: as the service's gateway, any
+ * request it cannot take is 400 (a gRPC INVALID_ARGUMENT), except our own
+ * coded refusals, which keep theirs. (Its routes answer their 404s themselves.)
  */
 export function statsErrorStatus ({ kind, status, code }: PublicError): number {
-  if (kind !== 'client' || status === 404 || code?.startsWith('GW_ERR_') === true) return status
+  if (kind !== 'client' || code?.startsWith('GW_ERR_') === true) return status
   return 400
 }
 
@@ -93,6 +93,12 @@ export type GraphqlErrorJson = { message: string, extensions: { code: string } &
 
 /** GraphQL's code for a coded error: the catalogue's without its prefix (GW_ERR_DATABASE_UNAVAILABLE is DATABASE_UNAVAILABLE). */
 export const graphqlCodeOf = (code: string): string => code.replace(/^GW_ERR_/, '')
+
+/** The code of a failure met outside an operation: a coded one's, BAD_REQUEST for another client's mistake, INTERNAL_SERVER_ERROR. */
+export function graphqlErrorCodeOf ({ kind, code }: PublicError): string {
+  if (code?.startsWith('GW_ERR_') === true) return graphqlCodeOf(code)
+  return kind === 'client' ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR'
+}
 
 /** GraphQL, refused before any operation ran (a key, a limit): no data, one error. */
 export function graphqlErrorBody (message: string, code: string): { data: null, errors: GraphqlErrorJson[] } {

@@ -3,7 +3,7 @@
 // bodies are core/error-answers.ts's.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  blockscoutErrorBody, etherscanErrorBody, gatewayErrorBody, jsonRpcErrorBody, jsonRpcErrorOf, publicErrorOf, statsErrorBody, statsErrorStatus,
+  blockscoutErrorBody, etherscanErrorBody, gatewayErrorBody, graphqlErrorBody, graphqlErrorCodeOf, jsonRpcErrorBody, jsonRpcErrorOf, publicErrorOf, statsErrorBody, statsErrorStatus,
   type ErrorChannel, type PublicError
 } from '../core/error-answers.ts'
 import type { JsonRpcErrorName, JsonRpcId } from '../core/json-rpc/errors.ts'
@@ -44,13 +44,16 @@ export async function sendError (request: FastifyRequest, reply: FastifyReply, c
       return await reply.code(answered.status).send(blockscoutErrorBody(answered))
     }
     case 'etherscan': return await reply.code(answered.status).send(etherscanErrorBody(answered))
-    case 'stats': return await reply.code(statsErrorStatus(answered)).send(statsErrorBody(answered))
+    case 'stats': {
+      const status = statsErrorStatus(answered)
+      return await reply.code(status).send(statsErrorBody({ ...answered, status }))
+    }
     case 'json-rpc': {
       const body = jsonRpcErrorBody(options.rpcIds ?? null, jsonRpcErrorOf(answered, options.rpcError))
       return await reply.code(answered.status).type(JSON_TYPE).send(JSON.stringify(body))
     }
-    // GraphQL's errors are answered by its errorFormatter (plugins/graphql/errors.ts), over the same classes.
-    case 'graphql':
+    // Outside an operation (a hook): no data, one error. Operations' errors go through mercurius's errorFormatter (plugins/graphql/errors.ts), over the same classes.
+    case 'graphql': return await reply.code(answered.status).send(graphqlErrorBody(answered.message, graphqlErrorCodeOf(answered)))
     case 'gateway': return await reply.code(answered.status).send(gatewayErrorBody(answered))
   }
 }

@@ -3,7 +3,7 @@
 // other failure is hidden behind each channel's bare 500.
 import t from 'tap'
 import {
-  blockscoutErrorBody, etherscanErrorBody, gatewayErrorBody, graphqlCodeOf, jsonRpcErrorBody, jsonRpcErrorOf, publicErrorOf, statsErrorBody, statsErrorStatus
+  blockscoutErrorBody, etherscanErrorBody, gatewayErrorBody, graphqlCodeOf, graphqlErrorBody, graphqlErrorCodeOf, jsonRpcErrorBody, jsonRpcErrorOf, publicErrorOf, statsErrorBody, statsErrorStatus
 } from '../../core/error-answers.ts'
 import { FaucetEmptyError, NotFoundError, RateLimitedError, VerifyCompilerChecksumError } from '../../core/errors.ts'
 
@@ -36,6 +36,7 @@ t.test('Blockscout\'s, the Etherscan-style and the Stats API\'s bodies keep a co
   t.same(statsErrorBody(internal), { code: 13, message: 'internal error' })
   t.same(statsErrorBody(fastify400), { code: 3, message: 'body/x must be string' })
   t.equal(statsErrorStatus(publicErrorOf(Object.assign(new Error('too large'), { statusCode: 413 }))), 400, 'the service answers any request it cannot take 400')
+  t.equal(statsErrorStatus(publicErrorOf(Object.assign(new Error('gone'), { statusCode: 404 }))), 400, 'a thrown 404 too (its routes answer their own)')
   t.equal(statsErrorStatus(publicErrorOf(new RateLimitedError())), 429, 'a coded refusal keeps its status')
   t.equal(statsErrorStatus(checksum), 502)
 })
@@ -45,4 +46,11 @@ t.test('JSON-RPC: the error for each id, by class; GraphQL codes without the pre
   t.same(jsonRpcErrorBody([1, 2], jsonRpcErrorOf(faucetEmpty)), [1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32002, message: 'Resource unavailable', data: faucetEmpty.message } })))
   t.same(jsonRpcErrorBody(null, jsonRpcErrorOf(fastify400, 'INVALID_REQUEST')), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request', data: 'body/x must be string' } })
   t.equal(graphqlCodeOf('GW_ERR_DATABASE_UNAVAILABLE'), 'DATABASE_UNAVAILABLE')
+})
+
+t.test('GraphQL outside an operation: a coded error\'s code, BAD_REQUEST, or INTERNAL_SERVER_ERROR', async (t) => {
+  t.equal(graphqlErrorCodeOf(faucetEmpty), 'FAUCET_EMPTY')
+  t.equal(graphqlErrorCodeOf(fastify400), 'BAD_REQUEST')
+  t.equal(graphqlErrorCodeOf(internal), 'INTERNAL_SERVER_ERROR')
+  t.same(graphqlErrorBody('Too many requests', 'RATE_LIMITED'), { data: null, errors: [{ message: 'Too many requests', extensions: { code: 'RATE_LIMITED' } }] })
 })
