@@ -8,9 +8,10 @@
 import t from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { Wallet } from 'ethers'
+import { Wallet, keccak256 } from 'ethers'
 import { build } from '../helper.ts'
 import { BUNDLED_VERSION } from '../support/verify.ts'
+import { LOGGER_INIT_CODE, sendRound, sign } from '../support/blocks.ts'
 
 const ROOT = new URL('../../', import.meta.url)
 const ADMIN_TOKEN = 'send-error-admin-token-0123456789'
@@ -27,7 +28,6 @@ const EXERCISED_ELSEWHERE: Record<string, string> = {
   GW_ERR_DATABASE_UNAVAILABLE: 'test/plugins/database-unavailable.test.ts',
   GW_ERR_NODE_UNAVAILABLE: 'test/plugins/rest/token-transfers.test.ts',
   GW_ERR_FAUCET_DISABLED: 'test/plugins/faucet/faucet.test.ts',
-  GW_ERR_FAUCET_CONTRACT_ADDRESS: 'test/plugins/faucet/faucet.test.ts',
   GW_ERR_FAUCET_EMPTY: 'test/plugins/faucet/faucet.test.ts',
   // Raised by core/faucet there (a drip not mined in time); answered as FAUCET_EMPTY is.
   GW_ERR_FAUCET_NOT_MINED: 'test/plugins/faucet/faucet.test.ts',
@@ -67,7 +67,7 @@ const NOT_OVER_HTTP: Record<string, string | null> = {
 type Shape = 'coded' | 'blockscout'
 type Probe = { code: string, shape: Shape, message: RegExp, send: () => Promise<Response> }
 
-const { url } = await build(t, {
+const { app, url, chain } = await build(t, {
   FAUCET_ENABLED: 'true',
   ADMIN_TOKEN,
   // The metrics probe comes from another address (X-Forwarded-For); the rate limit counts by it too.
@@ -101,6 +101,17 @@ const PROBES: Probe[] = [
   },
   { code: 'GW_ERR_METRICS_FORBIDDEN', shape: 'coded', message: /not to 203\.0\.113\.9/, send: async () => await get('/metrics', { 'x-forwarded-for': '203.0.113.9' }) },
   { code: 'GW_ERR_FAUCET_ADDRESS_INVALID', shape: 'coded', message: /Not an address/, send: async () => await post('/api/v2/faucet', { address: '0x1234' }) },
+  {
+    code: 'GW_ERR_FAUCET_CONTRACT_ADDRESS',
+    shape: 'coded',
+    message: /does not send to contracts/,
+    send: async () => {
+      const raw = await sign(chain.account.connect(null), { data: LOGGER_INIT_CODE, gasLimit: 100_000n, nonce: 0 })
+      await sendRound(app.geth.rpc, [raw])
+      const receipt = await app.geth.rpc.call<{ contractAddress: string }>('eth_getTransactionReceipt', [keccak256(raw)])
+      return await post('/api/v2/faucet', { address: receipt.contractAddress })
+    }
+  },
   {
     code: 'GW_ERR_FAUCET_COOLDOWN',
     shape: 'coded',
