@@ -179,3 +179,9 @@ t.test('every documented code is sent here, exercised in a named test file, or n
     if (file !== null) t.ok(existsSync(new URL(file, ROOT)), `${file} exists`)
   }
 })
+
+t.test('JSON-RPC: a failure before its handler (a body shorter than its Content-Length) answers a JSON-RPC error, not the gateway\'s body', async (t) => {
+  const response = await app.inject({ method: 'POST', url: '/rpc', headers: { 'content-type': 'application/json', 'content-length': '100' }, payload: '{"jsonrpc":"2.0","id":1}' })
+  t.equal(response.statusCode, 400)
+  t.same(response.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request', data: 'Request body size did not match Content-Length' } })
+})
