@@ -1,13 +1,13 @@
 // buildApp(config): the one Fastify instance, with its plugins in boot order.
-import { STATUS_CODES } from 'node:http'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type pino from 'pino'
 import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
-import { DatabaseUnavailableError, RouteNotFoundError, isCodedError } from '../core/errors.ts'
-import { isDatabaseUnavailable } from '../core/db/unavailable.ts'
+import { RouteNotFoundError } from '../core/errors.ts'
 import { PACKAGE_VERSION } from '../core/version.ts'
 import { redactUrl } from '../core/api-keys/redact.ts'
+import { sendError } from './send-error.ts'
+import { lazyRequestLogger } from './request-log.ts'
 import apiDocs from './api-docs/index.ts'
 import db from './db/index.ts'
 import geth from './geth/index.ts'
@@ -72,9 +72,9 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     },
     // X-Forwarded-For is believed only from these proxies (TRUST_PROXY): the rate limiter counts request.ip.
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
-    // A pino child per request costs as much as the proxy's own work on a
-    // cheap call; routes that log pass the request id themselves.
-    childLoggerFactory: (parent) => parent,
+    // request.log binds the request id when first written to: a pino child made
+    // for every request cost as much as the proxy's own work on a cheap call.
+    childLoggerFactory: lazyRequestLogger,
     // As Blockscout: /api/v2/addresses/ is /api/v2/addresses (the front end's Top accounts page asks it so).
     routerOptions: { ignoreTrailingSlash: true }
   })
@@ -86,26 +86,11 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
       request.log.debug({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime }, 'request')
     })
   }
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    // The database down or restarting (plugins/db supervises an embedded one): a wait, not a failure.
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error.message, reqId: request.id }, 'request needed the database, which is unavailable')
-      const unavailable = new DatabaseUnavailableError()
-      return await reply.code(503).send({ statusCode: 503, code: unavailable.code, error: 'Service Unavailable', message: unavailable.message })
-    }
-    const status = error.statusCode ?? 500
-    // A coded error (core/errors.ts) says what it means to say, whatever its status (the faucet's 503s).
-    const coded = isCodedError(error)
-    if (status >= 500 && !coded) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed')
-      return await reply.code(500).send({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' })
-    }
-    if (status >= 500) request.log.warn({ err: error.message, code: error.code, reqId: request.id }, 'request failed')
-    return await reply.code(status).send({ statusCode: status, code: error.code, error: STATUS_CODES[status] ?? 'Error', message: error.message })
-  })
+  // Coded errors (core/errors.ts) keep their status, code and message, a 5xx included (the faucet's 503s); others are a bare 500.
+  app.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'gateway', error))
   app.setNotFoundHandler(async (request, reply) => {
     const error = new RouteNotFoundError(request.method, request.url.split('?')[0]!.slice(0, 200))
-    return await reply.code(404).send({ statusCode: 404, code: error.code, error: 'Not Found', message: error.message })
+    return await sendError(request, reply, 'gateway', error)
   })
 
   await app.register(connections, { maxPerAddress: config.http.maxConnectionsPerAddress, trustProxy: config.trustProxy })

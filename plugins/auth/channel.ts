@@ -1,10 +1,11 @@
 // Which API a route belongs to, and how each says "no" in its own channel:
-// JSON-RPC an error object per request, GraphQL errors[], REST {"message"},
+// JSON-RPC an error object per request, GraphQL errors[], REST the coded {statusCode, code, error, message},
 // the Etherscan-style /api its envelope with Etherscan's words.
 // Set on each route as it is added (route config `access`), read by the auth
 // and rate-limit hooks.
 import type { FastifyReply, RouteOptions } from 'fastify'
-import { JsonRpcError, errorResponse, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
+import { JsonRpcError, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
+import { gatewayErrorBody, graphqlErrorBody, jsonRpcErrorBody, publicErrorOf } from '../../core/error-answers.ts'
 import { ApiKeyInvalidError, DatabaseUnavailableError, RateLimitedError } from '../../core/errors.ts'
 import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
 import { notOk } from '../etherscan/envelope.ts'
@@ -51,10 +52,10 @@ export async function refuseKey (reply: FastifyReply, channel: AccessChannel, rp
   reply.code(401).type(JSON_TYPE)
   switch (channel) {
     case 'json-rpc': return await reply.send(jsonRpcAnswer(rpcIds, new JsonRpcError('UNAUTHORIZED', error.message)))
-    case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'UNAUTHENTICATED' } }] })
+    case 'graphql': return await reply.send(graphqlErrorBody(error.message, 'UNAUTHENTICATED'))
     // Etherscan's words, whatever the reason: its clients know no other.
     case 'etherscan': return await reply.send(notOk('Invalid API Key'))
-    default: return await reply.send({ statusCode: 401, code: error.code, error: 'Unauthorized', message: error.message })
+    default: return await reply.send(gatewayErrorBody(publicErrorOf(error)))
   }
 }
 
@@ -70,7 +71,7 @@ export async function refuseUncheckedRpcKey (reply: FastifyReply, rpcIds: JsonRp
 }
 
 function jsonRpcAnswer (ids: JsonRpcId | JsonRpcId[], error: JsonRpcError): string {
-  return JSON.stringify(Array.isArray(ids) ? ids.map((id) => errorResponse(id, error)) : errorResponse(ids, error))
+  return JSON.stringify(jsonRpcErrorBody(ids, error))
 }
 
 /** 429. JSON-RPC: the error for the request's id, or an array of them, one per item, for a batch. */
@@ -79,8 +80,9 @@ export async function refuseOverLimit (reply: FastifyReply, channel: AccessChann
   reply.code(429).type(JSON_TYPE)
   switch (channel) {
     case 'json-rpc': return await reply.send(overLimitAnswer(rpcIds))
-    case 'graphql': return await reply.send({ data: null, errors: [{ message: error.message, extensions: { code: 'RATE_LIMITED' } }] })
+    case 'graphql': return await reply.send(graphqlErrorBody(error.message, 'RATE_LIMITED'))
     case 'etherscan': return await reply.send(notOk('Max rate limit reached'))
-    default: return await reply.send({ message: error.message })
+    // Coded, as a 401 is: {statusCode, code, error, message}.
+    default: return await reply.send(gatewayErrorBody(publicErrorOf(error)))
   }
 }

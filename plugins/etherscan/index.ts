@@ -6,13 +6,12 @@
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formbody from '@fastify/formbody'
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
 import { interpreterOf } from '../interpreter/index.ts'
-import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
-import { DatabaseUnavailableError } from '../../core/errors.ts'
+import { sendError } from '../send-error.ts'
 
 export const ETHERSCAN_PATH = '/api'
 
@@ -102,17 +101,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
     // Form bodies here only: hardhat-verify and forge POST verifysourcecode as a form, a whole standard JSON
     // input in it (VERIFY_MAX_BODY_BYTES; without a verifier, Fastify's 1 MiB). Over it: 413, the rest unread, the connection closed.
     await scope.register(formbody, { bodyLimit: verifier?.limits.maxBodyBytes })
-    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-      const status = error.statusCode ?? 500
-      if (status < 500) return await reply.code(status).send(notOk(error.message))
-      // The database down or restarting: a wait, said in the envelope (docs/etherscan-api.md), not a failure.
-      if (isDatabaseUnavailable(error)) {
-        request.log.warn({ err: error.message, reqId: request.id }, 'Etherscan-style API request needed the database, which is unavailable')
-        return await reply.code(503).send(notOk(new DatabaseUnavailableError().message))
-      }
-      request.log.error({ err: error, reqId: request.id }, 'Etherscan-style API request failed')
-      return await reply.code(500).send(notOk('Something went wrong.'))
-    })
+    scope.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'etherscan', error))
 
     async function dispatch (params: Query, reply: FastifyReply) {
       const { module, action } = params

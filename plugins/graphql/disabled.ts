@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { GraphqlDisabledError } from '../../core/errors.ts'
+import { gatewayErrorBody, publicErrorOf } from '../../core/error-answers.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
 
 /**
@@ -10,7 +11,7 @@ import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './pat
  */
 async function graphqlDisabled (app: FastifyInstance): Promise<void> {
   const error = new GraphqlDisabledError()
-  const body = { statusCode: 404, code: error.code, error: 'Not Found', message: error.message }
+  const body = gatewayErrorBody(publicErrorOf(error))
   for (const url of [GRAPHQL_PATH, GRAPHQL_V1_PATH, GRAPHIQL_PATH, `${GRAPHIQL_PATH}/*`, SCHEMA_PATH]) {
     app.all(url, { schema: { hide: true } }, async (_request, reply) => await reply.code(404).send(body))
   }

@@ -8,6 +8,9 @@ import { GraphQLError, Kind, type DocumentNode, type ExecutionResult } from 'gra
 import type { FastifyBaseLogger } from 'fastify'
 import { clientMessage } from './spelling.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
+import { isCodedError } from '../../core/errors.ts'
+import { graphqlCodeOf, publicErrorOf, type PublicError } from '../../core/error-answers.ts'
+import { logRequestError } from '../send-error.ts'
 
 export const ERROR_CODES = {
   PARSE: 'GRAPHQL_PARSE_FAILED',
@@ -103,21 +106,35 @@ function statusOf (errors: readonly GraphQLError[]): number {
   return 200
 }
 
-/** mercurius errorFormatter: a code on every error, internals hidden and logged. */
+/** What a client may see of an error a resolver threw: a coded one (the database down included) says why; others are hidden. */
+function servedOf (error: GraphQLError): PublicError | undefined {
+  const original = error.originalError
+  return isDatabaseUnavailable(original) || isCodedError(original) ? publicErrorOf(original) : undefined
+}
+
+/**
+ * mercurius errorFormatter: a code on every error, internals hidden, each
+ * logged as every error handler logs (plugins/send-error.ts). A coded 5xx
+ * (the database down) answers its status, as REST does.
+ */
 export function formatErrors (execution: ExecutionResult, context: { reply?: { log: FastifyBaseLogger }, app: { log: FastifyBaseLogger } }) {
   const log = context.reply?.log ?? context.app.log
-  // The database down or restarting: 503, as REST answers, with the reason in errors[].
-  const unavailable = (execution.errors ?? []).some((e) => isDatabaseUnavailable(e.originalError))
-  const statusCode = unavailable ? 503 : statusOf(execution.errors ?? [])
-  if (statusCode !== 200 && !unavailable) log.debug({ statusCode, errors: execution.errors?.map((e) => e.message) }, 'not a GraphQL request')
-  const errors = (execution.errors ?? []).flatMap(unwrap).map((error) => {
-    if (isDatabaseUnavailable(error.originalError)) {
-      return new GraphQLError('The database is unavailable', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.DATABASE_UNAVAILABLE } }).toJSON()
+  const failures = execution.errors ?? []
+  const unavailable = failures.map(servedOf).find((served) => served !== undefined && served.status >= 500)
+  const statusCode = unavailable?.status ?? statusOf(failures)
+  const notGraphql = statusCode !== 200 && unavailable === undefined
+  if (notGraphql) log.debug({ statusCode, errors: execution.errors?.map((e) => e.message) }, 'not a GraphQL request')
+  const errors = failures.flatMap(unwrap).map((error) => {
+    const served = servedOf(error)
+    if (served !== undefined) {
+      logRequestError(log, error.originalError, served, 'graphql')
+      return new GraphQLError(served.message, { path: error.path, nodes: error.nodes, extensions: { code: graphqlCodeOf(served.code!) } }).toJSON()
     }
-    const code = statusCode !== 200 && !unavailable ? ERROR_CODES.BAD_REQUEST : codeOf(error)
+    const code = notGraphql ? ERROR_CODES.BAD_REQUEST : codeOf(error)
     if (code === undefined) {
-      log.error({ err: error.originalError ?? error, path: error.path }, 'GraphQL resolver failed')
-      return new GraphQLError('Internal server error', { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()
+      const internal = publicErrorOf(undefined)
+      logRequestError(log, error.originalError ?? error, internal, 'graphql')
+      return new GraphQLError(internal.message, { path: error.path, nodes: error.nodes, extensions: { code: ERROR_CODES.INTERNAL } }).toJSON()
     }
     return { ...error.toJSON(), message: clientMessage(error), extensions: { ...error.extensions, code } }
   })

@@ -99,7 +99,7 @@ export async function addressRoutes (app: RestApp, { decoder, names, proxies }: 
     const proxy = code == null || proxies === undefined
       ? undefined
       : await proxies.detect(hex(hash), code.toString('hex')).catch((err: unknown) => {
-        request.log.warn({ err, reqId: request.id }, 'reading an address\'s proxy slots failed')
+        request.log.warn({ err }, 'reading an address\'s proxy slots failed')
         return undefined
       })
     const named = await names.read([hash, ...proxy?.implementations ?? []])

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { mainPageRoutes } from './main-page.ts'
 import { blockRoutes } from './blocks.ts'
 import { transactionRoutes } from './transactions.ts'
@@ -22,11 +22,11 @@ import { searchRoutes } from './search.ts'
 import { statsRoutes } from './stats.ts'
 import { configRoutes } from './config.ts'
 import { advancedFilterRoutes } from './advanced-filters.ts'
-import { useBlockscoutValidation, type BlockscoutError } from './validation.ts'
+import { useBlockscoutValidation } from './validation.ts'
 import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
-import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
-import { DatabaseUnavailableError, NodeUnavailableError, UnknownApiActionError } from '../../core/errors.ts'
+import { NodeUnavailableError, UnknownApiActionError } from '../../core/errors.ts'
+import { sendError } from '../send-error.ts'
 import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { interpreterOf } from '../interpreter/index.ts'
 import { interpretationRoutes } from './interpretations.ts'
@@ -72,28 +72,11 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
-    // Coded errors answer in Blockscout's body, {"message": ...}; a failed validation in its {"errors": [...]}.
-    scope.setErrorHandler(async (error: FastifyError & { blockscoutErrors?: BlockscoutError[] }, request, reply) => {
-      if (error.validation !== undefined) return await reply.code(422).send({ errors: error.blockscoutErrors ?? [] })
-      if ((error.statusCode ?? 500) < 500) return await reply.code(error.statusCode!).send({ message: error.message })
-      // Our own 502s and 503s (no compiler to spare or to download) say why and when to come back.
-      // A node's error carries a numeric JSON-RPC code: only our own codes are text.
-      if (typeof error.code === 'string' && error.code.startsWith('GW_ERR_') && (error.statusCode === 502 || error.statusCode === 503)) {
-        request.log.warn({ err: error, reqId: request.id }, 'REST request could not be served now')
-        return await reply.code(error.statusCode).send({ message: error.message })
-      }
-      // Reads that need the node (state changes) wait out a Geth restart: say so, not 500.
-      if (error instanceof RpcUnavailableError || error instanceof RpcResponseError) {
-        request.log.warn({ err: error, reqId: request.id }, 'REST request needed the node, which did not answer')
-        return await reply.code(503).send({ message: new NodeUnavailableError().message })
-      }
-      if (isDatabaseUnavailable(error)) {
-        request.log.warn({ err: error.message, reqId: request.id }, 'REST request needed the database, which is unavailable')
-        return await reply.code(503).send({ message: new DatabaseUnavailableError().message })
-      }
-      request.log.error({ err: error, reqId: request.id }, 'REST request failed')
-      return await reply.code(500).send({ message: 'Internal server error' })
-    })
+    // Errors answer in Blockscout's body, {"message": ...}; a failed validation in its {"errors": [...]}.
+    // Reads that need the node (state changes, a trace) wait out a Geth restart: 503, not 500.
+    scope.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'blockscout', error, {
+      answerAs: error instanceof RpcUnavailableError || error instanceof RpcResponseError ? new NodeUnavailableError() : undefined
+    }))
     // As Blockscout: a path under /api/v2 that names no action is a 400.
     scope.setNotFoundHandler(async () => { throw new UnknownApiActionError() })
     await scope.register(mainPageRoutes)

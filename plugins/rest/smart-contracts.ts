@@ -143,7 +143,7 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
     const [verified, proxy] = await Promise.all([
       findVerifiedContract(db, address),
       verifier?.proxies?.detect(address, code).catch((err: unknown) => {
-        request.log.warn({ err, reqId: request.id }, 'reading a contract\'s proxy slots failed')
+        request.log.warn({ err }, 'reading a contract\'s proxy slots failed')
         return undefined
       })
     ])

@@ -3,7 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { createJsonRpcHandler, type JsonRpcHandler } from '../../core/json-rpc/handler.ts'
 import { loadDevAccounts } from '../../core/json-rpc/dev-accounts.ts'
 import { createSharedLogFilters } from '../../core/json-rpc/shared-log-filters.ts'
-import { JsonRpcError, errorResponse } from '../../core/json-rpc/errors.ts'
+import { sendError } from '../send-error.ts'
+import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
 import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
 import type { Metrics } from '../../core/metrics/index.ts'
@@ -55,12 +56,14 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
     // Any content type: clients send JSON as text/plain or with no type at all.
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body))
     scope.setValidatorCompiler(() => () => true)
-    scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
+    // Failures outside the handler's own answers (a body too large, a hook's) answer in JSON-RPC's shape too, for the body's ids when it was read.
+    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return await reply.code(413).type(JSON_CONTENT_TYPE).send(JSON.stringify(errorResponse(null,
-          new JsonRpcError('INVALID_REQUEST', `request body is larger than ${options.maxBodyBytes} bytes`))))
+        const tooLarge = { statusCode: 413, message: `request body is larger than ${options.maxBodyBytes} bytes` }
+        return await sendError(request, reply, 'json-rpc', error, { answerAs: tooLarge, rpcError: 'INVALID_REQUEST' })
       }
-      throw error
+      const text = typeof request.body === 'string' ? request.body : undefined
+      return await sendError(request, reply, 'json-rpc', error, { rpcIds: text === undefined ? null : rpcIds(text, rpcCost(text).batch) })
     })
     // /rpc/<API key>: a wallet's RPC URL carries the key (plugins/auth reads it).
     for (const url of ['/', '/rpc', '/rpc/:key']) {

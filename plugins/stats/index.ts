@@ -4,10 +4,10 @@
 // the daily sums the store keeps (core/stats/daily-stats.ts). Errors in the
 // service's form, a gRPC code and a message.
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/queries/stats-line-charts.ts'
-import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
-import { DatabaseUnavailableError } from '../../core/errors.ts'
+import { sendError } from '../send-error.ts'
+import { statsErrorBody } from '../../core/error-answers.ts'
 import { acceptsGzip, createAnswers, JSON_TYPE, type Answer } from './answers.ts'
 import {
   contractsPageResponse, countersResponse, lineChart, mainPageResponse, sectionsResponse, statsError, transactionsPageResponse, updateStatusResponse
@@ -15,10 +15,6 @@ import {
 
 export type StatsOptions = { coinSymbol: string }
 
-/** gRPC status codes the service answers with. */
-const GRPC_INVALID_ARGUMENT = 3
-const GRPC_NOT_FOUND = 5
-const GRPC_UNAVAILABLE = 14
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 /** Chart URLs remembered with their answer's key; past it the table starts over. */
 const MAX_URLS = 1000
@@ -40,8 +36,9 @@ const errors = { 400: statsError, 404: statsError }
 const parseDate = (text: string | undefined): string | undefined =>
   text !== undefined && DATE.test(text) && !Number.isNaN(Date.parse(text)) && new Date(text).toISOString().startsWith(text) ? text : undefined
 
+/** A request the service cannot take, in its words (core/error-answers.ts): {code, message} with a gRPC code. */
 const fail = async (reply: FastifyReply, status: 400 | 404, message: string) =>
-  await reply.code(status).send({ code: status === 404 ? GRPC_NOT_FOUND : GRPC_INVALID_ARGUMENT, message })
+  await reply.code(status).send(statsErrorBody({ kind: 'client', status, code: undefined, message }))
 
 async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promise<void> {
   const queries = app.queries.stats
@@ -68,16 +65,8 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   // URL, not per request. A front end asks the same few URLs again and again.
   const keyOfUrl = new Map<string, string>()
   await app.register(async (scope) => {
-    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-      if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
-      // The database down or restarting: a wait (gRPC's UNAVAILABLE, which the service's gateway answers 503), not a failure.
-      if (isDatabaseUnavailable(error)) {
-        request.log.warn({ err: error.message, reqId: request.id }, 'Stats API request needed the database, which is unavailable')
-        return await reply.code(503).send({ code: GRPC_UNAVAILABLE, message: new DatabaseUnavailableError().message })
-      }
-      request.log.error({ err: error, reqId: request.id }, 'Stats API request failed')
-      return await reply.code(500).send({ code: 13, message: 'internal error' })
-    })
+    // In the service's words: {code, message} with a gRPC code; the database down is UNAVAILABLE (503), not a failure.
+    scope.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'stats', error))
     scope.get('/counters', { schema: { tags, summary: 'Counters, in layout order', response: { 200: countersResponse } } },
       (request, reply) => send(request, reply, 'counters', async () => ({ counters: await queries.readCounters(coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },

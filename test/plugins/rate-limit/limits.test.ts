@@ -54,7 +54,7 @@ function checkRefusalHeaders (t: Test, headers: Record<string, unknown>, limit: 
   t.match(headers.ratelimit, new RegExp(`;r=0;t=${reset}$`))
 }
 
-t.test('REST: the request over the public limit answers 429 {"message": "Too many requests"} with the limit headers', async (t) => {
+t.test('REST: the request over the public limit answers 429 with its code, as a 401 does, and the limit headers', async (t) => {
   const address = newAddress()
   const first = await rest(address)
   t.equal(first.statusCode, 200)
@@ -64,7 +64,7 @@ t.test('REST: the request over the public limit answers 429 {"message": "Too man
   await spend(address, PUBLIC - 1)
   const refused = await rest(address)
   t.equal(refused.statusCode, 429)
-  t.same(refused.json(), { message: 'Too many requests' })
+  t.same(refused.json(), { statusCode: 429, code: 'GW_ERR_RATE_LIMITED', error: 'Too Many Requests', message: 'Too many requests' })
   checkRefusalHeaders(t, refused.headers, PUBLIC)
 })
 
