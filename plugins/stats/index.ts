@@ -5,7 +5,7 @@
 // service's form, a gRPC code and a message.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/queries/stats-line-charts.ts'
+import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { DatabaseUnavailableError } from '../../core/errors.ts'
 import { acceptsGzip, createAnswers, JSON_TYPE, type Answer } from './answers.ts'
