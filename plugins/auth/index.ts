@@ -6,7 +6,7 @@ import { createUsageRecorder, type UsageRecorder } from '../../core/api-keys/usa
 import type { ApiKeyRecord } from '../../core/api-keys/store.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { refuseKey, refuseUncheckedRpcKey, routeChannel, type AccessChannel } from './channel.ts'
-import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 import type { JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { CONFLICTING_KEYS, sentKey } from './sent-key.ts'
 import { adminRoutes } from './admin.ts'

@@ -15,7 +15,7 @@ import { createRpcSocketSession, type RpcSocketSession } from '../../core/json-r
 import { JsonRpcError, errorResponse, overLimitAnswer } from '../../core/json-rpc/errors.ts'
 import { openRpcSocket } from '../../core/rpc/socket-client.ts'
 import { RouteNotFoundError } from '../../core/errors.ts'
-import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -6,7 +6,7 @@
 import { cpus, loadavg } from 'node:os'
 import { startBenchGateway, type BenchGateway } from './gateway.ts'
 import { startLoadGenerator, type LoadGenerator } from './load-generator.ts'
-import { startCpuMeter } from './cpu.ts'
+import { startCpuMeter } from '../lib/cpu.ts'
 import { compare, failures, printJson, printReport, type BenchSettings, type Measurement, type MethodFigures } from './report.ts'
 import { accessFigures, measureAccessRounds, printAccessReport, startAccessInstances, type AccessFigures } from './access.ts'
 
