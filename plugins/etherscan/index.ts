@@ -10,7 +10,6 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
-import { interpreterOf } from '../interpreter/index.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { DatabaseUnavailableError } from '../../core/errors.ts'
 
@@ -88,9 +87,8 @@ function bodyParams (body: unknown): Query {
 }
 
 async function etherscan (app: FastifyInstance): Promise<void> {
-  // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
-  const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
-  const context = { db: app.db.knex, queries: app.queries, decoder: interpreterOf(app).decoder, verifier }
+  // The contract module's verifysourcecode queues on the verifier (plugins/verify).
+  const context = { db: app.db.knex, queries: app.queries, decoder: app.decoder, verifier: app.verifier }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {
@@ -156,4 +154,4 @@ async function etherscan (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db'] })
+export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db', 'verify', 'interpreter'] })

@@ -70,7 +70,7 @@ async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions)
   })
 
   app.post<{ Body: { address: string } }>(FAUCET_PATH, { schema: dripSchema }, async (request, reply) => {
-    const count = (outcome: string): void => { if (app.hasDecorator('metrics')) app.metrics.faucetDrips.inc({ outcome }) }
+    const count = (outcome: string): void => { app.metrics.faucetDrips.inc({ outcome }) }
     let result
     try {
       result = await need().drip({ address: request.body.address, client: clientBucket(request.ip) })
@@ -88,4 +88,4 @@ async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions)
   })
 }
 
-export default fp(faucetPlugin, { name: 'faucet', fastify: '5.x', dependencies: ['db', 'geth'] })
+export default fp(faucetPlugin, { name: 'faucet', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

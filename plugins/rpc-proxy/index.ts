@@ -25,10 +25,10 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId, timeoutMs: options.timeoutMs })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
-  const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
+  const metrics = app.metrics.enabled ? app.metrics : undefined
   // Log filters are read through whichever instance a client reaches: their criteria are shared through the database.
-  const sharedFilters = app.hasDecorator('db') ? createSharedLogFilters({ db: app.db.knex, log }) : undefined
-  app.addHook('onClose', async () => sharedFilters?.close())
+  const sharedFilters = createSharedLogFilters({ db: app.db.knex, log })
+  app.addHook('onClose', async () => sharedFilters.close())
   const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined })
   app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
@@ -62,4 +62,4 @@ async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: 
   return body === undefined ? await reply.send() : await reply.type(JSON_CONTENT_TYPE).send(body)
 }
 
-export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['geth'] })
+export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

@@ -42,7 +42,7 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
   const hub = createHub(app, options)
   const open = new Set<RpcSocketSession>()
   const metrics = app.metrics.enabled ? app.metrics : undefined
-  const budget = app.hasDecorator('accessBudget') ? app.accessBudget : undefined
+  const budget = app.accessBudget
   app.decorate('rpcWebsocket', { connections: () => open.size, subscriptionStats: () => hub?.stats() })
   app.addHook('onClose', async () => hub?.close())
 
@@ -60,7 +60,6 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
       handler: app.jsonRpcHandler,
       hub,
       async admit (text) {
-        if (budget === undefined) return undefined
         const { cost, batch } = rpcCost(text)
         return await budget.chargeSubscription(request, cost) ? undefined : overLimitAnswer(rpcIds(text, batch))
       },
@@ -117,4 +116,4 @@ function createHub (app: FastifyInstance, options: RpcWebsocketOptions): Subscri
   return hub
 }
 
-export default fp(rpcWebsocket, { name: 'rpc-websocket', fastify: '5.x', dependencies: ['geth', 'rpc-proxy', 'websocket', 'metrics'] })
+export default fp(rpcWebsocket, { name: 'rpc-websocket', fastify: '5.x', dependencies: ['geth', 'rpc-proxy', 'websocket', 'metrics', 'rate-limit'] })
