@@ -4,7 +4,8 @@
 // the daily sums the store keeps (core/stats/daily-stats.ts). Errors in the
 // service's form, a gRPC code and a message.
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../app.ts'
 import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { DatabaseUnavailableError } from '../../core/errors.ts'
@@ -40,10 +41,11 @@ const errors = { 400: statsError, 404: statsError }
 const parseDate = (text: string | undefined): string | undefined =>
   text !== undefined && DATE.test(text) && !Number.isNaN(Date.parse(text)) && new Date(text).toISOString().startsWith(text) ? text : undefined
 
-const fail = async (reply: FastifyReply, status: 400 | 404, message: string) =>
+const fail = async (reply: FastifyReply, status: 400 | 404, message: string): Promise<void> => {
   await reply.code(status).send({ code: status === 404 ? GRPC_NOT_FOUND : GRPC_INVALID_ARGUMENT, message })
+}
 
-async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promise<void> {
+async function stats (app: App, { coinSymbol }: StatsOptions): Promise<void> {
   const queries = app.queries.stats
   const charts = createLineCharts(coinSymbol)
   const answers = createAnswers((err, key) => app.log.warn({ err, key }, 'reading Stats API figures failed; serving the last ones'))
@@ -57,9 +59,9 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   // end (awaiting reply.send does). A front end polls these, so that is most
   // requests, and the promises were a measurable share of one (bench:stats).
   // Only a key's first read returns a promise.
-  const send = (request: FastifyRequest, reply: FastifyReply, key: string, read: () => Promise<object>): undefined | Promise<FastifyReply> => {
+  const send = (request: FastifyRequest, reply: FastifyReply, key: string, read: () => Promise<object>): undefined | Promise<void> => {
     const kept = answers.peek(key)
-    if (kept === undefined) return answers.get(key, read).then((answer) => sendAnswer(request, reply, answer))
+    if (kept === undefined) return answers.get(key, read).then((answer) => { sendAnswer(request, reply, answer) })
     sendAnswer(request, reply, kept)
     return undefined
   }
@@ -67,7 +69,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   // request, a tenth of a year of points' whole cost on the server) once per
   // URL, not per request. A front end asks the same few URLs again and again.
   const keyOfUrl = new Map<string, string>()
-  await app.register(async (scope) => {
+  await app.register(async (scope: App) => {
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
       if ((error.statusCode ?? 500) < 500) return await fail(reply, 400, error.message)
       // The database down or restarting: a wait (gRPC's UNAVAILABLE, which the service's gateway answers 503), not a failure.
@@ -82,11 +84,11 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
       (request, reply) => send(request, reply, 'counters', async () => ({ counters: await queries.readCounters(coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },
       async () => ({ sections: charts.sections() }))
-    scope.get<{ Params: { name: string }, Querystring: { from?: string, to?: string, resolution?: string } }>('/lines/:name', {
+    scope.get('/lines/:name', {
       schema: {
         tags,
         summary: 'One line chart\'s points',
-        params: { type: 'object', properties: { name: { type: 'string', maxLength: 100 } } },
+        params: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 100 } } } as const,
         querystring: {
           type: 'object',
           properties: {
@@ -94,7 +96,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
             to: { type: 'string', maxLength: 40, description: 'YYYY-MM-DD, inclusive' },
             resolution: { type: 'string', maxLength: 40, description: 'DAY (default), WEEK, MONTH or YEAR' }
           }
-        },
+        } as const,
         response: { 200: lineChart, ...errors }
       }
     }, (request, reply) => {
