@@ -15,13 +15,13 @@ type VariableSpec = {
   default?: string | number | boolean
   minimum?: number
   maximum?: number
-  enum?: string[]
+  enum?: readonly string[]
   pattern?: string
   description: string
 }
 
-/** Every environment variable the program reads, in the order docs/configuration.md lists them. */
-export const VARIABLES: Record<string, VariableSpec> = {
+/** The table as written (`as const`), so that each variable's value type is read from its entry (Variables below). */
+const VARIABLE_TABLE = {
   HOST: { type: 'string', default: '127.0.0.1', description: 'Address the HTTP server listens on.' },
   PORT: { type: 'integer', default: 4000, minimum: 0, maximum: 65535, description: 'HTTP port of the gateway.' },
   HTTP_REQUEST_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a client may take to send a whole request, headers and body; a slower one gets 408 and its connection closed. A WebSocket is not limited once upgraded.' },
@@ -92,7 +92,18 @@ export const VARIABLES: Record<string, VariableSpec> = {
   VERIFY_MAX_BODY_BYTES: { type: 'integer', default: 20971520, minimum: 1048576, description: 'Largest verification request body sent as a multipart form (REST) or a form (the Etherscan-style POST /api), all files and fields together; a larger one answers 413 once its Content-Length says so or that much has arrived, the rest unread and the connection closed. JSON bodies stay within 1 MiB.' },
   VERIFY_MAX_SOURCES_BYTES: { type: 'integer', default: 10485760, minimum: 1024, description: 'Largest total of the sources one verification compiles (the UTF-8 bytes of every file together); more answers 413.' },
   COIN_SYMBOL: { type: 'string', default: 'ETH', pattern: '^[A-Za-z0-9]{1,16}$', description: 'The native coin\'s symbol, in the Stats API\'s titles and units.' }
-}
+} as const satisfies Record<string, VariableSpec>
+
+/** Every environment variable the program reads, in the order docs/configuration.md lists them. */
+export const VARIABLES: Readonly<Record<string, VariableSpec>> = VARIABLE_TABLE
+
+/** The value a variable's entry gives: its enum's words, else its type's; undefined too when it has no default (unset stays unset). */
+type VariableValue<S extends VariableSpec> =
+  (S extends { enum: ReadonlyArray<infer W> } ? W : S['type'] extends 'boolean' ? boolean : S['type'] extends 'integer' ? number : string) |
+  (S extends { default: unknown } ? never : undefined)
+
+/** The variables once validated and defaulted, each typed from its entry in the table. */
+export type Variables = { readonly [N in keyof typeof VARIABLE_TABLE]: VariableValue<typeof VARIABLE_TABLE[N]> }
 
 export type Config = Readonly<{
   host: string
@@ -214,13 +225,14 @@ const validateVariables = ajv.compile({
 /** Settings DATA_DIR/config.json may hold: all but DATA_DIR, which locates it. */
 const FILE_VARIABLES = new Set(Object.keys(VARIABLES).filter((name) => name !== 'DATA_DIR'))
 
-function readVariables (env: Env): Record<string, unknown> {
+/** The variables from DATA_DIR/config.json and the environment, validated against the table, with its defaults. */
+export function readVariables (env: Env): Variables {
   // An empty value means "unset", as in most shells' `VAR= cmd`.
   const fromEnv: Env = Object.fromEntries(Object.keys(VARIABLES)
     .filter((name) => env[name] !== undefined && env[name] !== '')
     .map((name) => [name, env[name]]))
   // The instance's config file first; the environment overrides it.
-  const fromFile = readConfigFile(resolve(fromEnv.DATA_DIR ?? String(VARIABLES.DATA_DIR!.default)), FILE_VARIABLES)
+  const fromFile = readConfigFile(resolve(fromEnv.DATA_DIR ?? VARIABLE_TABLE.DATA_DIR.default), FILE_VARIABLES)
   const data: Record<string, unknown> = { ...fromFile, ...fromEnv }
   if (!validateVariables(data)) {
     const reasons = (validateVariables.errors ?? []).map((e) => {
@@ -229,13 +241,13 @@ function readVariables (env: Env): Record<string, unknown> {
     })
     throw new ConfigInvalidError(reasons.join('; '))
   }
-  return data
+  // Validated against the table with its defaults applied: each value now has its entry's type.
+  return data as Variables
 }
 
 /** Validates the environment once and returns a frozen, typed Config. */
 export function loadConfig (env: Env = process.env): Config {
-  const v = readVariables(env) as Record<string, any>
-  const str = (name: string): string | undefined => v[name]
+  const v = readVariables(env)
   const cors: Config['cors'] = { origins: v.CORS_ORIGINS === '*' ? '*' : String(v.CORS_ORIGINS).split(',').map((origin) => origin.trim()) }
   return deepFreeze({
     host: v.HOST,
@@ -248,18 +260,18 @@ export function loadConfig (env: Env = process.env): Config {
     },
     httpCache: { enabled: v.HTTP_CACHE_ENABLED, maxBytes: v.HTTP_CACHE_MAX_MB * 1024 * 1024 },
     dataDir: resolve(v.DATA_DIR),
-    databaseUrl: str('DATABASE_URL'),
+    databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
     logLevel: v.LOG_LEVEL,
     chainId: CHAIN_ID,
     childEnv: Object.fromEntries(CHILD_ENV.filter((name) => env[name] !== undefined).map((name) => [name, env[name]!])),
     geth: {
-      bin: str('GETH_BIN'),
-      cacheDir: resolve(str('GETH_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway')),
-      rpcUrl: str('GETH_RPC_URL'),
-      wsUrl: str('GETH_WS_URL'),
+      bin: v.GETH_BIN,
+      cacheDir: resolve(v.GETH_CACHE_DIR ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway')),
+      rpcUrl: v.GETH_RPC_URL,
+      wsUrl: v.GETH_WS_URL,
       cliquePeriod: v.CLIQUE_PERIOD,
-      genesisAlloc: str('GENESIS_ALLOC'),
+      genesisAlloc: v.GENESIS_ALLOC,
       gcmode: v.GETH_GCMODE,
       maxPeers: v.GETH_MAXPEERS
     },
@@ -269,7 +281,7 @@ export function loadConfig (env: Env = process.env): Config {
       maxLogResults: v.RPC_MAX_LOG_RESULTS,
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
-      devAccountsFile: str('DEV_ACCOUNTS_FILE'),
+      devAccountsFile: v.DEV_ACCOUNTS_FILE,
       cacheEnabled: v.RPC_CACHE_ENABLED,
       cacheMaxBytes: v.RPC_CACHE_MAX_MB * 1024 * 1024
     },
@@ -301,19 +313,19 @@ export function loadConfig (env: Env = process.env): Config {
       ipfsGateway: v.NFT_METADATA_IPFS_GATEWAY,
       allowPrivateHosts: v.NFT_METADATA_ALLOW_PRIVATE_HOSTS
     },
-    trustProxy: readTrustProxy(str('TRUST_PROXY')),
+    trustProxy: readTrustProxy(v.TRUST_PROXY),
     auth: {
-      adminToken: str('ADMIN_TOKEN')
+      adminToken: v.ADMIN_TOKEN
     },
     rateLimit: {
       enabled: v.RATE_LIMIT_ENABLED,
       publicPerMin: v.RATE_LIMIT_PUBLIC_PER_MIN,
       premiumPerMin: v.RATE_LIMIT_PREMIUM_PER_MIN,
-      explorerOrigins: readExplorerOrigins(str('RATE_LIMIT_EXPLORER_ORIGINS'), cors),
+      explorerOrigins: readExplorerOrigins(v.RATE_LIMIT_EXPLORER_ORIGINS, cors),
       explorerPerMin: v.RATE_LIMIT_EXPLORER_PER_MIN,
-      redisUrl: str('REDIS_URL')
+      redisUrl: v.REDIS_URL
     },
-    metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(str('METRICS_ALLOW')) },
+    metrics: { enabled: v.METRICS_ENABLED, allow: readMetricsAllow(v.METRICS_ALLOW) },
     faucet: {
       // A public instance is one people reach from elsewhere, and they come for test coins; on loopback it is a developer's own.
       enabled: v.FAUCET_ENABLED ?? !isLoopbackHost(v.HOST),
@@ -324,7 +336,7 @@ export function loadConfig (env: Env = process.env): Config {
       coinSymbol: v.COIN_SYMBOL
     },
     verify: {
-      solcCacheDir: resolve(str('SOLC_CACHE_DIR') ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
+      solcCacheDir: resolve(v.SOLC_CACHE_DIR ?? resolve(env.XDG_CACHE_HOME ?? resolve(homedir(), '.cache'), 'testnet-gateway', 'solc')),
       compileTimeoutMs: v.VERIFY_COMPILE_TIMEOUT_MS,
       compileMemoryMb: v.VERIFY_COMPILE_MEMORY_MB,
       maxBodyBytes: v.VERIFY_MAX_BODY_BYTES,

@@ -1,6 +1,7 @@
 // buildApp(config): the one Fastify instance, with its plugins in boot order.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type pino from 'pino'
+import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts'
 import type { Config } from '../core/config.ts'
 import { createLogger } from '../core/logger.ts'
 import { RouteNotFoundError } from '../core/errors.ts'
@@ -77,7 +78,8 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     childLoggerFactory: lazyRequestLogger,
     // As Blockscout: /api/v2/addresses/ is /api/v2/addresses (the front end's Top accounts page asks it so).
     routerOptions: { ignoreTrailingSlash: true }
-  })
+  // Every route's request types come from its schema (plugins/app.ts).
+  }).withTypeProvider<JsonSchemaToTsProvider>()
   // Node closes connections beyond this at once, before any byte is read.
   app.server.maxConnections = config.http.maxConnections
   // Checked first: building the log record costs more than a proxied eth_blockNumber.

@@ -18,8 +18,8 @@ import { reorg } from './faults/reorg.ts'
 import { revokedKeySockets } from './faults/revoked-key.ts'
 import { uploadSize } from './faults/upload-size.ts'
 import { unknownKeys } from './faults/unknown-keys.ts'
-import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './lib/proof-gateway.ts'
-import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
+import { isGatewayAlive, prepareProofChain, proofSender, readIntKnob, type Cleanups } from './proof/proof-gateway.ts'
+import { EXIT_FAILED, runProofSuite } from './proof/proof-suite.ts'
 
 const MS_PER_S = 1000
 

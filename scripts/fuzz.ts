@@ -18,8 +18,8 @@ import { createJsonRpcWsTarget } from './fuzz/json-rpc-ws.ts'
 import { createRestTarget, restRoutes } from './fuzz/rest.ts'
 import { runTarget, type FuzzTarget, type TargetResult } from './fuzz/run.ts'
 import { GC_ON_SIGNAL_NODE_ARGS, memoryChecks, readMemoryAfterGc, type MemoryAfterGc } from './lib/process-memory.ts'
-import { isGatewayAlive, prepareProofChain, readIntKnob, startIndexedGateway, type Cleanups } from './lib/proof-gateway.ts'
-import { EXIT_FAILED, runProofSuite } from './lib/proof-suite.ts'
+import { isGatewayAlive, prepareProofChain, readIntKnob, startIndexedGateway, type Cleanups } from './proof/proof-gateway.ts'
+import { EXIT_FAILED, runProofSuite } from './proof/proof-suite.ts'
 
 /**
  * Each interface's share of FUZZ_REQUESTS. A WebSocket session is one run

@@ -85,8 +85,9 @@ t.test('every GraphQL error code is in the table of docs/graphql.md', async (t) 
 
 /**
  * The REST routes as the app registers them: the rest plugin (and api-docs,
- * which serves /api/v2/openapi) on stand-ins for the db, geth and indexer
- * plugins. Routes only touch those when a request comes, so neither Geth nor
+ * which serves /api/v2/openapi) on stand-ins for the plugins it depends on
+ * (db, geth, indexer, nft-metadata, verify, interpreter, address-names).
+ * Routes only touch those when a request comes, so neither Geth nor
  * PostgreSQL is started: the knex client never connects.
  */
 async function registeredRestRoutes (): Promise<string[]> {
@@ -104,6 +105,13 @@ async function registeredRestRoutes (): Promise<string[]> {
     await app.register(standIn('db', 'db', { knex: db }))
     await app.register(standIn('geth', 'geth', { rpc: {} }))
     await app.register(standIn('indexer', 'indexer', {}))
+    await app.register(standIn('nft-metadata', 'nftMetadata', {}))
+    await app.register(standIn('verify', 'verifier', { limits: { maxBodyBytes: 1024 * 1024, maxSourcesBytes: 1024 * 1024 } }))
+    await app.register(fp(async (scope: FastifyInstance) => {
+      scope.decorate('decoder', {} as FastifyInstance['decoder'])
+      scope.decorate('interpreter', {} as FastifyInstance['interpreter'])
+    }, { name: 'interpreter' }))
+    await app.register(standIn('address-names', 'addressNames', {}))
     await app.register(rest)
     await app.ready()
   } finally {

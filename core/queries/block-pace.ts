@@ -4,7 +4,7 @@
 // genesis block is left out: its timestamp is when the chain was made (0 on
 // a test chain), not when it was sealed, and would make a young chain's pace
 // years long.
-import { PACE_BLOCKS } from './stats-sql.ts'
+import { PACE_BLOCKS } from '../stats/sql.ts'
 import type { QueryDb } from './query-db.ts'
 
 export type BlockPace = {

@@ -3,7 +3,7 @@
 // through one object made once per database. The prepared-statement pool is
 // passed here rather than found by the query modules through shared state,
 // and a method with more than one argument takes them by name. SQL shaped for
-// one API lives in files named for it (graphql-*, etherscan-*, stats-*) and is
+// one API lives in files named for it (graphql-*, etherscan-*; the Stats API's in core/stats) and is
 // reached under that API's name.
 import type { Knex } from 'knex'
 import type pg from 'pg'
@@ -34,12 +34,12 @@ import * as logs from './logs.ts'
 import * as search from './search.ts'
 import * as smartContracts from './smart-contracts.ts'
 import * as stateChanges from './state-changes.ts'
-import * as statsChain from './stats-chain.ts'
-import * as statsCounters from './stats-counters.ts'
-import * as statsDailyTransactions from './stats-daily-transactions.ts'
-import * as statsLineCharts from './stats-line-charts.ts'
-import * as statsPages from './stats-pages.ts'
-import * as statsTransactions from './stats-transactions.ts'
+import * as statsChain from '../stats/chain.ts'
+import * as statsCounters from '../stats/counters.ts'
+import * as statsDailyTransactions from '../stats/daily-transactions.ts'
+import * as statsLineCharts from '../stats/line-charts.ts'
+import * as statsPages from '../stats/pages.ts'
+import * as statsTransactions from '../stats/transactions.ts'
 import * as tokenInstances from './token-instances.ts'
 import * as tokenTransfers from './token-transfers.ts'
 import * as tokens from './tokens.ts'

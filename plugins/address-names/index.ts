@@ -16,10 +16,8 @@ async function addressNames (app: FastifyInstance): Promise<void> {
   app.decorate('addressNames', reader)
   app.addHook('onClose', async () => await reader.close())
   // Heard through the database too, but the verifying instance shows it before that notice arrives.
-  if (app.hasDecorator('verifier')) {
-    const stop = app.verifier.subscribe((event) => { if (event.status === 'success') reader.forget() })
-    app.addHook('onClose', async () => { stop() })
-  }
+  const stop = app.verifier.subscribe((event) => { if (event.status === 'success') reader.forget() })
+  app.addHook('onClose', async () => { stop() })
 }
 
-export default fp(addressNames, { name: 'address-names', fastify: '5.x', dependencies: ['db'] })
+export default fp(addressNames, { name: 'address-names', fastify: '5.x', dependencies: ['db', 'verify'] })

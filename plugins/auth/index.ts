@@ -6,7 +6,7 @@ import { createUsageRecorder, type UsageRecorder } from '../../core/api-keys/usa
 import type { ApiKeyRecord } from '../../core/api-keys/store.ts'
 import { isDatabaseUnavailable } from '../../core/db/unavailable.ts'
 import { refuseKey, refuseUncheckedRpcKey, routeChannel, type AccessChannel } from './channel.ts'
-import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 import type { JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { CONFLICTING_KEYS, sentKey } from './sent-key.ts'
 import { adminRoutes } from './admin.ts'
@@ -46,9 +46,11 @@ async function auth (app: FastifyInstance, options: AuthOptions): Promise<void> 
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, access: route.config?.access ?? routeChannel(route) }
   })
-  /** The address's public budget pays for a refused key and for a key's first lookup (plugins/rate-limit); limits off or absent, nothing. */
+  /**
+   * The address's public budget pays for a refused key and for a key's first lookup; limits off, nothing.
+   * Read when a request comes: plugins/rate-limit, which decorates the budget, depends on this plugin and so comes after it.
+   */
   const chargeAddress = (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, next: HookHandlerDoneFunction, rpcText: string | undefined): void => {
-    if (!app.hasDecorator('accessBudget')) return next()
     app.accessBudget.chargeAddress(request, reply, channel, next, rpcText)
   }
   /** 401 in the channel, one message whatever the reason; the reason goes to the log. Charged already when `charged`. */

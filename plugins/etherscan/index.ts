@@ -6,11 +6,11 @@
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formbody from '@fastify/formbody'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyReply } from 'fastify'
+import type { App } from '../app.ts'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
 import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
 import { NotOkError } from './params.ts'
-import { interpreterOf } from '../interpreter/index.ts'
 import { sendError } from '../send-error.ts'
 
 export const ETHERSCAN_PATH = '/api'
@@ -35,7 +35,7 @@ const querystring = {
     },
     ...documentedParams()
   }
-}
+} as const
 
 /**
  * Every action's parameters. A name several actions take with different
@@ -76,6 +76,13 @@ function paramValidatorOf (action: EtherscanAction): ValidateFunction {
 }
 
 /** A POST body's parameters as the query's: text (JSON numbers and booleans as written), a repeated field's first value. */
+/**
+ * The query string as validated: its schema is built from the actions table
+ * when the module loads, so the type provider cannot read its parameters'
+ * names; each is a string, or absent.
+ */
+const queryOf = (query: unknown): Query => query as Query
+
 function bodyParams (body: unknown): Query {
   if (body === null || typeof body !== 'object') return {}
   return Object.fromEntries(Object.entries(body as Record<string, unknown>).flatMap(([key, value]) => {
@@ -84,10 +91,9 @@ function bodyParams (body: unknown): Query {
   }))
 }
 
-async function etherscan (app: FastifyInstance): Promise<void> {
-  // The verifier, when there is one (plugins/verify): the contract module's verifysourcecode queues on it.
-  const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
-  const context = { db: app.db.knex, queries: app.queries, decoder: interpreterOf(app).decoder, verifier }
+async function etherscan (app: App): Promise<void> {
+  // The contract module's verifysourcecode queues on the verifier (plugins/verify).
+  const context = { db: app.db.knex, queries: app.queries, decoder: app.decoder, verifier: app.verifier }
   /** A parameter the action cannot use answers status "0" with the reason. */
   const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
     try {
@@ -97,10 +103,10 @@ async function etherscan (app: FastifyInstance): Promise<void> {
       throw error
     }
   }
-  await app.register(async (scope) => {
+  await app.register(async (scope: App) => {
     // Form bodies here only: hardhat-verify and forge POST verifysourcecode as a form, a whole standard JSON
-    // input in it (VERIFY_MAX_BODY_BYTES; without a verifier, Fastify's 1 MiB). Over it: 413, the rest unread, the connection closed.
-    await scope.register(formbody, { bodyLimit: verifier?.limits.maxBodyBytes })
+    // input in it (VERIFY_MAX_BODY_BYTES). Over it: 413, the rest unread, the connection closed.
+    await scope.register(formbody, { bodyLimit: app.verifier.limits.maxBodyBytes })
     scope.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'etherscan', error))
 
     async function dispatch (params: Query, reply: FastifyReply) {
@@ -120,7 +126,7 @@ async function etherscan (app: FastifyInstance): Promise<void> {
       200: envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] }),
       400: envelopeSchema({ type: 'string' })
     }
-    scope.get<{ Querystring: Query }>(ETHERSCAN_PATH, {
+    scope.get(ETHERSCAN_PATH, {
       // Refused keys and spent budgets answer in this API's envelope (plugins/auth/channel.ts).
       config: { access: 'etherscan' },
       schema: {
@@ -129,9 +135,9 @@ async function etherscan (app: FastifyInstance): Promise<void> {
         querystring,
         response
       }
-    }, async (request, reply) => await dispatch(request.query, reply))
+    }, async (request, reply) => await dispatch(queryOf(request.query), reply))
     // Etherscan's clients POST verifysourcecode (its source is too long for a URL), module and action in the query or the body.
-    scope.post<{ Querystring: Query, Body: unknown }>(ETHERSCAN_PATH, {
+    scope.post(ETHERSCAN_PATH, {
       config: { access: 'etherscan', keyInBody: true },
       schema: {
         tags: ['etherscan'],
@@ -140,8 +146,8 @@ async function etherscan (app: FastifyInstance): Promise<void> {
         body: { type: 'object', properties: { module: { type: ['string'] }, action: { type: ['string'] } } },
         response
       }
-    }, async (request, reply) => await dispatch({ ...request.query, ...bodyParams(request.body) }, reply))
+    }, async (request, reply) => await dispatch({ ...queryOf(request.query), ...bodyParams(request.body) }, reply))
   })
 }
 
-export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db'] })
+export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db', 'verify', 'interpreter'] })

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { App } from '../app.ts'
 import { formatEther } from 'ethers'
 import type { Config } from '../../core/config.ts'
 import { createFaucet, type Faucet } from '../../core/faucet/index.ts'
@@ -16,8 +16,8 @@ declare module 'fastify' {
 export type FaucetPluginOptions = Config['faucet'] & { chainId: number }
 
 const FAUCET_PATH = '/api/v2/faucet'
-const wei = { type: 'string', pattern: '^\\d+$', description: 'wei, as a decimal string' }
-const errorBody = { type: 'object', properties: { statusCode: { type: 'integer' }, code: { type: 'string' }, error: { type: 'string' }, message: { type: 'string' } } }
+const wei = { type: 'string', pattern: '^\\d+$', description: 'wei, as a decimal string' } as const
+const errorBody = { type: 'object', properties: { statusCode: { type: 'integer' }, code: { type: 'string' }, error: { type: 'string' }, message: { type: 'string' } } } as const
 
 const infoSchema = {
   tags: ['faucet'],
@@ -30,7 +30,7 @@ const infoSchema = {
     },
     404: errorBody
   }
-}
+} as const
 
 const dripSchema = {
   tags: ['faucet'],
@@ -44,14 +44,14 @@ const dripSchema = {
     '4xx': errorBody,
     503: errorBody
   }
-}
+} as const
 
 /**
  * The public faucet at /api/v2/faucet, sending from the faucet account the
  * gateway's own Geth was given in the genesis. Off (404 GW_ERR_FAUCET_DISABLED)
  * when FAUCET_ENABLED is false or the node is external (no faucet key here).
  */
-async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions): Promise<void> {
+async function faucetPlugin (app: App, options: FaucetPluginOptions): Promise<void> {
   const wallet = app.geth.keys?.faucet
   const faucet = options.enabled && wallet !== undefined
     ? createFaucet({ db: app.db.knex, rpc: app.geth.rpc, wallet, chainId: options.chainId, amountWei: options.amountWei, cooldownS: options.cooldownS, log: app.log.child({ name: 'faucet' }) })
@@ -69,8 +69,8 @@ async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions)
     return { address: info.address, amount: info.amountWei.toString(), amount_coins: formatEther(info.amountWei), cooldown_s: info.cooldownS, balance: info.balanceWei.toString() }
   })
 
-  app.post<{ Body: { address: string } }>(FAUCET_PATH, { schema: dripSchema }, async (request, reply) => {
-    const count = (outcome: string): void => { if (app.hasDecorator('metrics')) app.metrics.faucetDrips.inc({ outcome }) }
+  app.post(FAUCET_PATH, { schema: dripSchema }, async (request, reply) => {
+    const count = (outcome: string): void => { app.metrics.faucetDrips.inc({ outcome }) }
     let result
     try {
       result = await need().drip({ address: request.body.address, client: clientBucket(request.ip) })
@@ -88,4 +88,4 @@ async function faucetPlugin (app: FastifyInstance, options: FaucetPluginOptions)
   })
 }
 
-export default fp(faucetPlugin, { name: 'faucet', fastify: '5.x', dependencies: ['db', 'geth'] })
+export default fp(faucetPlugin, { name: 'faucet', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

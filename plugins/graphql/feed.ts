@@ -6,7 +6,7 @@
 // in the same event. Nested fields (a transaction's block...) go through loaders.
 import type { IndexerEvents } from '../../core/indexer/events.ts'
 import type { CommittedBlock, TokenTransferRow } from '../../core/indexer/types.ts'
-import { TOPICS } from './resolvers/subscription.ts'
+import { TOPICS } from './resolvers/topics.ts'
 
 type Publish = (event: { topic: string, payload: unknown }) => void
 

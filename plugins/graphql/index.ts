@@ -10,13 +10,12 @@ import { checkComplexity, depthLimitRule } from './limits.ts'
 import { createBoundedPubSub } from './pubsub.ts'
 import { ERROR_CODES, assertDocument, formatErrors, userError, withCode } from './errors.ts'
 import { createLoaders } from './loaders.ts'
-import { createQueryResolvers } from './resolvers/query.ts'
+import { createQueryResolvers } from './query-resolvers.ts'
 import { subscriptionResolvers } from './resolvers/subscription.ts'
 import { guardSubscriptionMessages } from './websocket-messages.ts'
 import { limitSubscriptions } from './subscription-limits.ts'
 import * as fieldResolvers from './resolvers/types.ts'
 import { summaryResolvers, TransactionSummary } from './resolvers/summary.ts'
-import { interpreterOf } from '../interpreter/index.ts'
 import { feedSubscriptions } from './feed.ts'
 import { rememberOperationType } from '../metrics/graphql-operation.ts'
 import { GRAPHIQL_PATH, GRAPHQL_PATH, GRAPHQL_V1_PATH, SCHEMA_PATH } from './paths.ts'
@@ -50,7 +49,7 @@ async function refuseBatches (request: FastifyRequest, reply: FastifyReply): Pro
  */
 async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<void> {
   const schema = await readFile(new URL('./schema.graphql', import.meta.url), 'utf8')
-  const { interpreter } = interpreterOf(app)
+  const interpreter = app.interpreter
   const base: MercuriusOptions = {
     schema,
     resolvers: {
@@ -93,8 +92,8 @@ async function graphql (app: FastifyInstance, options: GraphqlOptions): Promise<
     // the variables it does not pass (kept by subscription-limits.ts) and a subscription's own cost limit.
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document, context, id) => {
       const upgradeRequest = (context as unknown as { request: FastifyRequest }).request
-      // Each subscription start spends a request of the client's budget (plugins/rate-limit, absent from the bench's API server); events pushed do not.
-      if (app.hasDecorator('accessBudget') && !await app.accessBudget.chargeSubscription(upgradeRequest)) throw userError('Too many requests', 'RATE_LIMITED')
+      // Each subscription start spends a request of the client's budget (plugins/rate-limit); events pushed do not.
+      if (!await app.accessBudget.chargeSubscription(upgradeRequest)) throw userError('Too many requests', 'RATE_LIMITED')
       validateSubscription(schema, document, options)
       const variables = subscriptions.takeVariables(upgradeRequest.raw, id)
       try {
@@ -122,4 +121,4 @@ function validateSubscription (schema: GraphQLSchema, document: DocumentNode, op
   if (errors.length > 0) throw userError(errors.map(clientMessage).join('; '), ERROR_CODES.VALIDATION)
 }
 
-export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'websocket'] })
+export default fp(graphql, { name: 'graphql', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'websocket', 'rate-limit', 'interpreter'] })

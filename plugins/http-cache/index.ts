@@ -53,16 +53,11 @@ async function httpCache (app: FastifyInstance, options: HttpCachePluginOptions)
   app.decorate('httpCache', cache)
   app.addHook('onClose', async () => cache.close())
   // A verification, here or on another instance, changes what details and lists show (names, is_verified, decoded input) at the same head.
-  if (app.hasDecorator('verifier')) {
-    const stop = app.verifier.subscribe((event) => { if (event.status === 'success') cache.clear() })
-    const stopHearing = app.verifier.subscribeStored(() => { cache.clear() })
-    app.addHook('onClose', async () => { stop(); stopHearing() })
-  }
+  const stopVerified = app.verifier.subscribe((event) => { if (event.status === 'success') cache.clear() })
+  const stopHearing = app.verifier.subscribeStored(() => { cache.clear() })
   // So does a name or tag changed anywhere (a tag is set by another process): plugins/address-names hears it.
-  if (app.hasDecorator('addressNames')) {
-    const stop = app.addressNames.onChange(() => cache.clear())
-    app.addHook('onClose', async () => { stop() })
-  }
+  const stopNames = app.addressNames.onChange(() => cache.clear())
+  app.addHook('onClose', async () => { stopVerified(); stopHearing(); stopNames() })
   app.addHook('onRoute', (route) => {
     const cached = CACHED_ROUTES.get(route.url)
     if (cached === undefined || ![route.method].flat().every((m) => m === 'GET' || m === 'HEAD')) return
@@ -108,4 +103,4 @@ function setCacheHeaders (request: FastifyRequest, reply: FastifyReply, route: C
   reply.header('vary', [...(vary === undefined ? [] : [String(vary)]), ...route.varyHeaders, ...KEY_HEADERS].join(', '))
 }
 
-export default fp(httpCache, { name: 'http-cache', fastify: '5.x', dependencies: ['db', 'indexer', 'auth'] })
+export default fp(httpCache, { name: 'http-cache', fastify: '5.x', dependencies: ['db', 'indexer', 'auth', 'verify', 'address-names'] })

@@ -5,9 +5,8 @@
 // nothing is verified.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
+import { createDecoder, type Decoder } from '../../core/decode/index.ts'
 import { createInterpreter, type Interpreter } from '../../core/interpreter/index.ts'
-import { VARIABLES } from '../../core/config.ts'
 import { createVerifiedAbiSource } from '../../core/verify/abi-source.ts'
 
 declare module 'fastify' {
@@ -19,26 +18,12 @@ declare module 'fastify' {
 
 export type InterpreterPluginOptions = { coinSymbol: string }
 
-/** bench:rest and bench:graphql mount routes without this plugin or the app's config: the coin's default symbol. */
-const DEFAULT_COIN_SYMBOL = String(VARIABLES.COIN_SYMBOL!.default)
-
-/**
- * The app's decoder and interpreter, or, where routes are mounted without
- * this plugin (the benchmarks, the readme test), ones over no verified ABI.
- */
-export function interpreterOf (app: FastifyInstance): { decoder: Decoder, interpreter: Interpreter } {
-  if (app.hasDecorator('interpreter')) return { decoder: app.decoder, interpreter: app.interpreter }
-  const decoder = createDecoder({ abiSource: NO_VERIFIED_ABIS })
-  return { decoder, interpreter: createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: DEFAULT_COIN_SYMBOL }) }
-}
-
 async function interpreter (app: FastifyInstance, options: InterpreterPluginOptions): Promise<void> {
-  const verified = app.hasDecorator('verifier') ? createVerifiedAbiSource({ db: app.db.knex, proxies: app.verifier.proxies }) : undefined
-  const decoder = createDecoder({ abiSource: verified ?? NO_VERIFIED_ABIS })
+  const verified = createVerifiedAbiSource({ db: app.db.knex, proxies: app.verifier.proxies })
+  const decoder = createDecoder({ abiSource: verified })
   const interpreter = createInterpreter({ db: app.db.knex, queries: app.queries, decoder, coinSymbol: options.coinSymbol, rpc: app.geth.rpc })
   app.decorate('decoder', decoder)
   app.decorate('interpreter', interpreter)
-  if (verified === undefined) return
   // A verified contract may be named in any cached summary, also as a proxy's implementation or a twin: all of them are
   // read again (the cache is shared: the instance that verified makes them stale for all).
   // Awaited by the verification (core/verify): a summary asked after its answer is written anew.
@@ -52,4 +37,4 @@ async function interpreter (app: FastifyInstance, options: InterpreterPluginOpti
   app.addHook('onClose', async () => { stop(); stopHearing() })
 }
 
-export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db', 'geth'] })
+export default fp(interpreter, { name: 'interpreter', fastify: '5.x', dependencies: ['db', 'geth', 'verify'] })

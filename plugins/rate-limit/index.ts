@@ -6,7 +6,7 @@ import { createCounterStore } from '../../core/rate-limit/counters.ts'
 import { clientBucket } from '../../core/net/client-bucket.ts'
 import { refuseOverLimit, type AccessChannel } from '../auth/channel.ts'
 import { costedKey, counterStoreClass } from './counter-store.ts'
-import { rpcCost, rpcIds } from './rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

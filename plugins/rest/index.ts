@@ -27,34 +27,7 @@ import { decorateConfirmationDuration } from './confirmation-duration.ts'
 import { RpcResponseError, RpcUnavailableError } from '../../core/rpc/client.ts'
 import { NodeUnavailableError, UnknownApiActionError } from '../../core/errors.ts'
 import { sendError } from '../send-error.ts'
-import { createNftMetadataReader, type NftMetadataOptions, type NftMetadataReader } from '../../core/nft-metadata/index.ts'
-import { interpreterOf } from '../interpreter/index.ts'
 import { interpretationRoutes } from './interpretations.ts'
-import { createAddressNameReader, type AddressNameReader } from '../../core/address-names/index.ts'
-
-/** Nothing is read from token URIs unless asked: bench:rest mounts the routes without a node. */
-const NO_NFT_METADATA: NftMetadataOptions = { enabled: false, ipfsGateway: 'https://ipfs.io/ipfs/', allowPrivateHosts: false }
-
-/**
- * Without the app's reader (plugins/nft-metadata), as when bench:rest mounts
- * these routes without a node, there is no tokenURI to read: instances show what was kept.
- */
-function keptNftMetadataOnly (app: FastifyInstance): NftMetadataReader {
-  const reader = createNftMetadataReader({ db: app.db.knex, rpc: undefined, log: app.log, options: NO_NFT_METADATA })
-  app.addHook('onClose', async () => await reader.close())
-  return reader
-}
-
-/**
- * Without the app's names (plugins/address-names), as when bench:rest mounts
- * these routes alone, names are read the same way but nothing from other
- * processes is heard: a tag shows when its name expires.
- */
-async function unheardAddressNames (app: FastifyInstance): Promise<AddressNameReader> {
-  const names = await createAddressNameReader({ queries: app.queries })
-  app.addHook('onClose', async () => await names.close())
-  return names
-}
 
 /** The Blockscout-compatible REST API under /api/v2, reading what the indexer wrote. */
 async function rest (app: FastifyInstance): Promise<void> {
@@ -62,13 +35,13 @@ async function rest (app: FastifyInstance): Promise<void> {
   await app.register(blockscoutHealthRoutes)
 }
 
-/** The /api/v2 routes alone, over `app.db`: bench:rest mounts them on a database filled without a node. */
+/**
+ * The /api/v2 routes alone, over the decorators of the plugins `rest` depends
+ * on: the benchmarks mount them on a database filled without a node, with
+ * stand-ins for those (scripts/bench/stand-ins.ts).
+ */
 export async function restV2 (app: FastifyInstance): Promise<void> {
-  const nftMetadata = app.hasDecorator('nftMetadata') ? app.nftMetadata : keptNftMetadataOnly(app)
-  // bench:rest mounts these routes without a node: nothing to verify against then.
-  const verifier = app.hasDecorator('verifier') ? app.verifier : undefined
-  const { decoder, interpreter } = interpreterOf(app)
-  const names = app.hasDecorator('addressNames') ? app.addressNames : await unheardAddressNames(app)
+  const { nftMetadata, verifier, decoder, interpreter, addressNames: names } = app
   await app.register(async (scope) => {
     useBlockscoutValidation(scope)
     decorateConfirmationDuration(scope)
@@ -82,7 +55,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(mainPageRoutes)
     await scope.register(blockRoutes, { decoder, names })
     await scope.register(transactionRoutes, { decoder, names })
-    await scope.register(addressRoutes, { decoder, names, proxies: verifier?.proxies })
+    await scope.register(addressRoutes, { decoder, names, proxies: verifier.proxies })
     await scope.register(tokenTransferRoutes, { decoder, names })
     await scope.register(internalTransactionRoutes, { names })
     await scope.register(logRoutes, { decoder, names })
@@ -96,7 +69,7 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
     await scope.register(tokenRoutes, { names })
     await scope.register(tokenInstanceRoutes, { decoder, nftMetadata, names })
     await scope.register(smartContractRoutes, { verifier, names })
-    if (verifier !== undefined) await scope.register(verificationRoutes, { verifier })
+    await scope.register(verificationRoutes, { verifier })
     await scope.register(searchRoutes)
     await scope.register(statsRoutes)
     await scope.register(configRoutes)
@@ -104,4 +77,4 @@ export async function restV2 (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
+export default fp(rest, { name: 'rest', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'nft-metadata', 'verify', 'interpreter', 'address-names'] })

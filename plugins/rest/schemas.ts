@@ -1,11 +1,10 @@
 // Response and parameter schemas shared by the REST routes. They validate
 // input, serialise output (fields not listed here are not sent) and feed /api-docs.
 // Each is `as const`: the type provider reads a route's request types from them.
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
-import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts'
+import type { App } from '../app.ts'
 
-/** The app as a REST route sees it: `request.params`, `query` and `body` are typed from the route's schema. */
-export type RestApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, JsonSchemaToTsProvider>
+/** The app as a REST route sees it (plugins/app.ts): `request.params`, `query` and `body` are typed from the route's schema. */
+export type RestApp = App
 
 export const ADDRESS_PATTERN = '^0x([A-Fa-f0-9]{40})$'
 export const HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$'

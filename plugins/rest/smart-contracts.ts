@@ -37,7 +37,7 @@ const verificationConfig = {
   }
 } as const
 
-export async function smartContractRoutes (app: RestApp, { verifier, names }: { verifier: Verifier | undefined, names: AddressNameReader }): Promise<void> {
+export async function smartContractRoutes (app: RestApp, { verifier, names }: { verifier: Verifier, names: AddressNameReader }): Promise<void> {
   const db = app.db.knex
   const queries = app.queries
 
@@ -94,12 +94,11 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
       response: { 200: verificationConfig, 422: validationError }
     }
   }, async () => ({
-    // Without a verifier (bench:rest mounts these routes without a node) nothing can be verified.
-    solidity_compiler_versions: verifier === undefined ? [] : await verifier.compiler.offeredVersions(),
-    solidity_evm_versions: verifier === undefined ? [] : EVM_VERSIONS,
+    solidity_compiler_versions: await verifier.compiler.offeredVersions(),
+    solidity_evm_versions: EVM_VERSIONS,
     vyper_compiler_versions: [],
     vyper_evm_versions: [],
-    verification_options: verifier === undefined ? [] : VERIFICATION_METHODS,
+    verification_options: VERIFICATION_METHODS,
     is_rust_verifier_microservice_enabled: false,
     license_types: licenseTypes
   }))
@@ -142,7 +141,7 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
     const code = found.code.toString('hex')
     const [verified, proxy] = await Promise.all([
       findVerifiedContract(db, address),
-      verifier?.proxies?.detect(address, code).catch((err: unknown) => {
+      verifier.proxies?.detect(address, code).catch((err: unknown) => {
         request.log.warn({ err }, 'reading a contract\'s proxy slots failed')
         return undefined
       })

@@ -3,7 +3,7 @@
 // chart (no price feed here: empty) and the last 24 hours' transactions.
 // Each is read (app.queries.stats) at most once per refresh period per gateway
 // (core/stats/refreshing.ts).
-import type { ChainStats } from '../../core/queries/stats-chain.ts'
+import type { ChainStats } from '../../core/stats/chain.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
 import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
 import { timestamp } from './present.ts'

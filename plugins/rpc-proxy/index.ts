@@ -4,7 +4,7 @@ import { createJsonRpcHandler, type JsonRpcHandler } from '../../core/json-rpc/h
 import { loadDevAccounts } from '../../core/json-rpc/dev-accounts.ts'
 import { createSharedLogFilters } from '../../core/json-rpc/shared-log-filters.ts'
 import { sendError } from '../send-error.ts'
-import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 import type { Config } from '../../core/config.ts'
 import { jsonRpcRouteSchema } from './schemas.ts'
 import type { Metrics } from '../../core/metrics/index.ts'
@@ -39,10 +39,10 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   const devAccounts = await loadDevAccounts({ file: options.devAccountsFile, rpc: app.geth.rpc, chainId: options.chainId, timeoutMs: options.timeoutMs })
   if (devAccounts.addresses.length > 0) log.info({ accounts: devAccounts.addresses }, 'eth_sendTransaction signs for these accounts')
   app.addHook('onClose', async () => devAccounts.close())
-  const metrics = app.hasDecorator('metrics') && app.metrics.enabled ? app.metrics : undefined
+  const metrics = app.metrics.enabled ? app.metrics : undefined
   // Log filters are read through whichever instance a client reaches: their criteria are shared through the database.
-  const sharedFilters = app.hasDecorator('db') ? createSharedLogFilters({ db: app.db.knex, log }) : undefined
-  app.addHook('onClose', async () => sharedFilters?.close())
+  const sharedFilters = createSharedLogFilters({ db: app.db.knex, log })
+  app.addHook('onClose', async () => sharedFilters.close())
   const hub = createHub(app, options.timeoutMs)
   app.decorate('jsonRpcHub', hub)
   const cache = createCache(app, options, hub, log)
@@ -118,4 +118,4 @@ function createCache (app: FastifyInstance, options: RpcProxyOptions, hub: Subsc
   return cache
 }
 
-export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['geth'] })
+export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

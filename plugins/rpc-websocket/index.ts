@@ -14,7 +14,7 @@ import type { SubscriptionHubStats } from '../../core/json-rpc/subscriptions.ts'
 import { createRpcSocketSession, type RpcSocketSession } from '../../core/json-rpc/socket-session.ts'
 import { JsonRpcError, errorResponse, overLimitAnswer } from '../../core/json-rpc/errors.ts'
 import { RouteNotFoundError } from '../../core/errors.ts'
-import { rpcCost, rpcIds } from '../rate-limit/rpc-items.ts'
+import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,7 +42,7 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
   const hub = app.jsonRpcHub
   const open = new Set<RpcSocketSession>()
   const metrics = app.metrics.enabled ? app.metrics : undefined
-  const budget = app.hasDecorator('accessBudget') ? app.accessBudget : undefined
+  const budget = app.accessBudget
   app.decorate('rpcWebsocket', { connections: () => open.size, subscriptionStats: () => hub?.stats() })
 
   function connect (ws: WebSocket, request: FastifyRequest): void {
@@ -59,7 +59,6 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
       handler: app.jsonRpcHandler,
       hub,
       async admit (text) {
-        if (budget === undefined) return undefined
         const { cost, batch } = rpcCost(text)
         return await budget.chargeSubscription(request, cost) ? undefined : overLimitAnswer(rpcIds(text, batch))
       },
@@ -99,4 +98,4 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
   }
 }
 
-export default fp(rpcWebsocket, { name: 'rpc-websocket', fastify: '5.x', dependencies: ['geth', 'rpc-proxy', 'websocket', 'metrics'] })
+export default fp(rpcWebsocket, { name: 'rpc-websocket', fastify: '5.x', dependencies: ['geth', 'rpc-proxy', 'websocket', 'metrics', 'rate-limit'] })

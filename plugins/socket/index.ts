@@ -26,13 +26,13 @@ const CLOSE_GRACE_MS = 1000
 async function socket (app: FastifyInstance, options: SocketOptions): Promise<void> {
   const hub = createChannelHub()
   const open = new Map<PhoenixSession, WebSocket>()
-  const decoder = app.hasDecorator('decoder') ? app.decoder : undefined
-  // Address objects name what the REST pages name (plugins/address-names, when registered).
-  const names = app.hasDecorator('addressNames') ? app.addressNames : undefined
+  const decoder = app.decoder
+  // Address objects name what the REST pages name (plugins/address-names).
+  const names = app.addressNames
 
-  // Where plugins/rate-limit is registered, each message spends a request of the client that opened the socket
-  // (its upgrade spent one already), as GraphQL subscription starts do; pushed events spend nothing.
-  const budget = app.hasDecorator('accessBudget') ? app.accessBudget : undefined
+  // Each message spends a request of the client that opened the socket (plugins/rate-limit; its upgrade
+  // spent one already), as GraphQL subscription starts do; pushed events spend nothing.
+  const budget = app.accessBudget
 
   app.get(SOCKET_PATH, { websocket: true, schema: { hide: true } }, (ws, request) => {
     const session = createPhoenixSession({
@@ -53,7 +53,6 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
     let charged = Promise.resolve(true)
     ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {
       const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8')
-      if (budget === undefined) return session.receive(text)
       charged = charged.then(async (open) => {
         if (!open) return false
         if (await budget.chargeSubscription(request)) {
@@ -87,10 +86,8 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
       .then(async () => await broadcastBatch(app.queries, hub, event.blocks, decoder, names))
       .catch((err: unknown) => app.log.warn({ err }, 'broadcasting a batch on the Phoenix socket failed'))
   })
-  // Blockscout's verification form waits for this event on the address's topic (plugins/verify, when registered).
-  const stopVerificationEvents = app.hasDecorator('verifier')
-    ? app.verifier.subscribe(({ address, ...result }) => hub.broadcast(TOPICS.address(address), 'verification_result', result))
-    : () => true
+  // Blockscout's verification form waits for this event on the address's topic (plugins/verify).
+  const stopVerificationEvents = app.verifier.subscribe(({ address, ...result }) => hub.broadcast(TOPICS.address(address), 'verification_result', result))
   app.addHook('onClose', async () => {
     stopVerificationEvents()
     stopBroadcasting()
@@ -99,4 +96,4 @@ async function socket (app: FastifyInstance, options: SocketOptions): Promise<vo
   })
 }
 
-export default fp(socket, { name: 'socket', fastify: '5.x', dependencies: ['db', 'indexer', 'websocket'] })
+export default fp(socket, { name: 'socket', fastify: '5.x', dependencies: ['db', 'indexer', 'websocket', 'rate-limit', 'verify', 'interpreter', 'address-names'] })

@@ -4,8 +4,9 @@
 // the daily sums the store keeps (core/stats/daily-stats.ts). Errors in the
 // service's form, a gRPC code and a message.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/queries/stats-line-charts.ts'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from '../app.ts'
+import { createLineCharts, PointsLimitError, RESOLUTIONS, type Resolution } from '../../core/stats/line-charts.ts'
 import { sendError } from '../send-error.ts'
 import { statsErrorBody } from '../../core/error-answers.ts'
 import { acceptsGzip, createAnswers, JSON_TYPE, type Answer } from './answers.ts'
@@ -37,10 +38,11 @@ const parseDate = (text: string | undefined): string | undefined =>
   text !== undefined && DATE.test(text) && !Number.isNaN(Date.parse(text)) && new Date(text).toISOString().startsWith(text) ? text : undefined
 
 /** A request the service cannot take, in its words (core/error-answers.ts): {code, message} with a gRPC code. */
-const fail = async (reply: FastifyReply, status: 400 | 404, message: string) =>
+const fail = async (reply: FastifyReply, status: 400 | 404, message: string): Promise<void> => {
   await reply.code(status).send(statsErrorBody({ kind: 'client', status, code: undefined, message }))
+}
 
-async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promise<void> {
+async function stats (app: App, { coinSymbol }: StatsOptions): Promise<void> {
   const queries = app.queries.stats
   const charts = createLineCharts(coinSymbol)
   const answers = createAnswers((err, key) => app.log.warn({ err, key }, 'reading Stats API figures failed; serving the last ones'))
@@ -54,9 +56,9 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   // end (awaiting reply.send does). A front end polls these, so that is most
   // requests, and the promises were a measurable share of one (bench:stats).
   // Only a key's first read returns a promise.
-  const send = (request: FastifyRequest, reply: FastifyReply, key: string, read: () => Promise<object>): undefined | Promise<FastifyReply> => {
+  const send = (request: FastifyRequest, reply: FastifyReply, key: string, read: () => Promise<object>): undefined | Promise<void> => {
     const kept = answers.peek(key)
-    if (kept === undefined) return answers.get(key, read).then((answer) => sendAnswer(request, reply, answer))
+    if (kept === undefined) return answers.get(key, read).then((answer) => { sendAnswer(request, reply, answer) })
     sendAnswer(request, reply, kept)
     return undefined
   }
@@ -64,18 +66,18 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
   // request, a tenth of a year of points' whole cost on the server) once per
   // URL, not per request. A front end asks the same few URLs again and again.
   const keyOfUrl = new Map<string, string>()
-  await app.register(async (scope) => {
+  await app.register(async (scope: App) => {
     // In the service's words: {code, message} with a gRPC code; the database down is UNAVAILABLE (503), not a failure.
     scope.setErrorHandler(async (error, request, reply) => await sendError(request, reply, 'stats', error))
     scope.get('/counters', { schema: { tags, summary: 'Counters, in layout order', response: { 200: countersResponse } } },
       (request, reply) => send(request, reply, 'counters', async () => ({ counters: await queries.readCounters(coinSymbol) })))
     scope.get('/lines', { schema: { tags, summary: 'Line charts by section', response: { 200: sectionsResponse } } },
       async () => ({ sections: charts.sections() }))
-    scope.get<{ Params: { name: string }, Querystring: { from?: string, to?: string, resolution?: string } }>('/lines/:name', {
+    scope.get('/lines/:name', {
       schema: {
         tags,
         summary: 'One line chart\'s points',
-        params: { type: 'object', properties: { name: { type: 'string', maxLength: 100 } } },
+        params: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 100 } } } as const,
         querystring: {
           type: 'object',
           properties: {
@@ -83,7 +85,7 @@ async function stats (app: FastifyInstance, { coinSymbol }: StatsOptions): Promi
             to: { type: 'string', maxLength: 40, description: 'YYYY-MM-DD, inclusive' },
             resolution: { type: 'string', maxLength: 40, description: 'DAY (default), WEEK, MONTH or YEAR' }
           }
-        },
+        } as const,
         response: { 200: lineChart, ...errors }
       }
     }, (request, reply) => {

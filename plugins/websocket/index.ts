@@ -31,4 +31,4 @@ async function websocket (app: FastifyInstance): Promise<void> {
   closeSocketsOnRevocation(app)
 }
 
-export default fp(websocket, { name: 'websocket', fastify: '5.x' })
+export default fp(websocket, { name: 'websocket', fastify: '5.x', dependencies: ['auth'] })

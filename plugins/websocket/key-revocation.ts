@@ -23,7 +23,6 @@ const isUpgrade = (request: IncomingMessage): boolean => request.headers.upgrade
 
 /** Registered before the WebSocket routes: its hook must apply to them. */
 export function closeSocketsOnRevocation (app: FastifyInstance): void {
-  if (!app.hasDecorator('apiKeys')) return
   const lookup = app.apiKeys.lookup
   // From the upgrade's hooks (where plugins/auth let its key in) to the socket it becomes.
   const keys = new WeakMap<IncomingMessage, { key: string, keyId: string }>()

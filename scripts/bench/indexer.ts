@@ -7,7 +7,7 @@
 //  (d) the same backfill inside the full app (buildApp), with a modest request
 //      rate at GET /health and eth_chainId: does indexing starve requests?
 //  (c) head lag on a fresh chain with clique period 1 and a trickle of load.
-// The chain (scripts/gen-chain.ts) is generated once into the Geth cache dir
+// The chain (scripts/bench/gen-chain.ts) is generated once into the Geth cache dir
 // and copied to a temporary directory per run: Geth writes to its data dir on
 // every start and stop, and a copy keeps the cached one exactly as generated.
 // Knobs (environment): BENCH_BLOCKS, BENCH_TRANSACTIONS (chain size),
@@ -22,8 +22,8 @@ import { chmod, cp, mkdtemp, rm } from 'node:fs/promises'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createGethNode } from '../../geth/node.ts'
-import { DEFAULT_BLOCKS, DEFAULT_TRANSACTIONS, GENERATED_CLIQUE_PERIOD, ensureBenchChain } from '../gen-chain.ts'
-import { startCpuMeter } from './cpu.ts'
+import { DEFAULT_BLOCKS, DEFAULT_TRANSACTIONS, GENERATED_CLIQUE_PERIOD, ensureBenchChain } from './gen-chain.ts'
+import { startCpuMeter } from '../lib/cpu.ts'
 import { chainConfig } from './indexer/chain-config.ts'
 import { createBenchLogger } from './indexer/log.ts'
 import { openDatabaseServer, type DatabaseServer } from './indexer/databases.ts'

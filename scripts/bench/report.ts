@@ -1,6 +1,6 @@
 // What the benchmark prints: a table per concern for people, then one JSON
 // line with every figure for machines (`npm run bench:rpc | tail -n 1`).
-import type { CpuUsage } from './cpu.ts'
+import type { CpuUsage } from '../lib/cpu.ts'
 import type { LoadResult } from './load-generator.ts'
 
 export const TARGET_MIN_RATIO = 0.85

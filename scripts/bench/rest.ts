@@ -8,7 +8,7 @@
 // PostgreSQL on 2 CPUs serves 32 callers faster through 8 or 10 sessions than 32),
 // BENCH_BLOCKS (100,000; fewer, for a loaded machine, get a database of their
 // own and a deep page 90 % deep), BENCH_PARTS (`endpoints,access`: the endpoints against their SQL; the access
-// layer's cost on the cheapest endpoint, rest/access.ts).
+// layer's cost on the cheapest endpoint, rest-access.ts).
 // Exit codes: 0 report printed (targets met or not), 1 setup failed, 2 some
 // responses under load failed.
 import { cpus, loadavg } from 'node:os'
@@ -20,12 +20,12 @@ import { combineHalves as combine, startLoadGenerator, type LoadGenerator, type 
 import { openBenchDatabase } from './rest/fill.ts'
 import { BUSY_ADDRESS, DEFAULT_SHAPE, transactionHashOf, type ChainShape } from './rest/generate.ts'
 import { captureStatements, startRestServer, type RestServer, type Statement } from './rest/server.ts'
-import { runFloor } from './rest/floor.ts'
-import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest/report.ts'
-import { startCpuMeter, type CpuUsage } from './cpu.ts'
+import { runFloor } from './rest-floor.ts'
+import { cpuPerRequest, deepOverFirst, printJson, printReport, type EndpointFigures, type RestBenchSettings } from './rest-report.ts'
+import { startCpuMeter, type CpuUsage } from '../lib/cpu.ts'
 import { readInt } from './figures.ts'
 import { accessFigures, measureAccessRounds, printAccessReport, type AccessFigures } from './access.ts'
-import { startRestAccessServers, type RestAccessInstance } from './rest/access.ts'
+import { startRestAccessServers, type RestAccessInstance } from './rest-access.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2

@@ -4,7 +4,7 @@
 // a workload's ratio is the median over rounds of the gateway's req/s over
 // Geth's. CPU per request is counted for both sides, and the cache's hit
 // ratio over the gateway's slices.
-import { startCpuMeter } from './cpu.ts'
+import { startCpuMeter } from '../lib/cpu.ts'
 import { median } from './figures.ts'
 import { measureInTurns, type LoadResult } from './load-generator.ts'
 import { printTable } from './report.ts'

@@ -35,6 +35,7 @@ import { median, readInt } from './figures.ts'
 import { openBenchDatabase } from './rest/fill.ts'
 import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './rest/generate.ts'
 import { decorateDatabase } from './rest/server.ts'
+import { registerReadStandIns } from '../lib/stand-ins.ts'
 
 const CONNECTIONS = 32
 const WARMUP_S = 2
@@ -56,6 +57,7 @@ async function startServer (database: Database): Promise<{ app: FastifyInstance,
   const app = Fastify({ logger: false })
   decorateDatabase(app, database)
   await app.register(fp(async () => {}, { name: 'db' }))
+  await registerReadStandIns(app)
   await app.register(restV2, { prefix: '/api/v2' })
   await app.register(stats, { coinSymbol: 'ETH' })
   await app.listen({ host: '127.0.0.1', port: 0 })

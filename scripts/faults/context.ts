@@ -4,7 +4,7 @@
 // reach the node's head, and does `ops verify-index` find it identical.
 import type { Wallet } from 'ethers'
 import { killLeftovers, runOps, startGatewayProcess, waitFor, type GatewayProcess } from '../lib/gateway-process.ts'
-import { waitForIndexedHead, type Cleanups } from '../lib/proof-gateway.ts'
+import { waitForIndexedHead, type Cleanups } from '../proof/proof-gateway.ts'
 import { nodeHead } from './traffic.ts'
 
 const SERVING_TIMEOUT_MS = 300_000

@@ -1,7 +1,7 @@
 // `ops verify-index [--from N] [--to M]`: every mismatch on its own line, then a summary.
 import { fetchHeadNumber } from '../../core/indexer/fetch.ts'
 import { readIndexedHead } from '../../core/indexer/store.ts'
-import { formatMismatch, verifyIndex } from '../../core/indexer/verify.ts'
+import { formatMismatch, verifyIndex } from '../../core/indexer/check-index.ts'
 import type { OpsCommandContext } from './command.ts'
 
 const PROGRESS_EVERY_MS = 5000

@@ -3,7 +3,7 @@
 // skewed workload with and without If-None-Match, and a long run at the rate
 // found. Each returns its figures; scripts/soak.ts prints and judges them.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { processCpuSeconds } from '../bench/cpu.ts'
+import { processCpuSeconds } from '../lib/cpu.ts'
 import type { SoakClient } from './http.ts'
 import type { Sampler } from './samples.ts'
 import { startOfferedRate, startWorkload, summarize, type Figures, type InterfaceName, type Summary, type WorkloadOptions, type createPicks } from './workload.ts'

@@ -1,14 +1,19 @@
-// core/ is layered by folder: when two folders import each other, neither can
-// be understood, tested or moved without the other (issue 21 found
-// core/indexer and core/queries doing so). This walks the import statements of
-// every core/**/*.ts file and fails on any cycle between folders. A file at
-// core/'s top level (config.ts, errors.ts) counts as a folder of its own.
+// The source tree is layered by folder: when two folders import each other,
+// neither can be understood, tested or moved without the other (issue 21
+// found core/indexer and core/queries doing so; issue 37 plugins/graphql and
+// its resolvers, scripts/lib and scripts/bench). This walks the import
+// statements of every .ts file under core/, geth/, plugins/ and scripts/ and
+// fails on any cycle between folders. Each folder is a node of its own, a
+// subfolder too (a resolvers/ folder the plugin imports must not import the
+// plugin back); a file at a root's top level (core/config.ts, plugins/index.ts,
+// scripts/start.ts) counts as a folder of its own.
 import t from 'tap'
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const CORE = resolve(dirname(fileURLToPath(import.meta.url)), '../../core')
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const SOURCE_ROOTS = ['core', 'geth', 'plugins', 'scripts']
 
 // Static imports and re-exports (also multi-line and `import type`), side-effect imports, dynamic import().
 const IMPORT_SPECIFIERS = [
@@ -22,7 +27,7 @@ async function listTypeScript (dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name))
 }
 
-/** Relative specifiers only: packages and node: builtins are outside core/. */
+/** Relative specifiers only: packages and node: builtins are outside the tree. */
 export function importedPaths (source: string): string[] {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
   const found = new Set<string>()
@@ -32,23 +37,26 @@ export function importedPaths (source: string): string[] {
   return [...found]
 }
 
-/** The folder a core file belongs to: its first path segment under core/ (a top-level file is its own). */
-function folderOf (file: string): string | undefined {
-  const inCore = relative(CORE, file)
-  if (inCore.startsWith('..')) return undefined
-  return inCore.split(sep)[0]!
+/** The folder a source file belongs to (its directory, from the repository root), or the file itself at a root's top level; undefined outside the source roots. */
+export function folderOf (file: string): string | undefined {
+  const path = relative(ROOT, file)
+  const parts = path.split(sep)
+  if (!SOURCE_ROOTS.includes(parts[0]!) || parts.length < 2) return undefined
+  return parts.length === 2 ? parts.join('/') : parts.slice(0, -1).join('/')
 }
 
 /** Folder-level edges: folder -> the folders it imports, each with one file that does it (for the message). */
 async function folderGraph (): Promise<Map<string, Map<string, string>>> {
   const graph = new Map<string, Map<string, string>>()
-  for (const file of await listTypeScript(CORE)) {
-    const from = folderOf(file)!
-    const edges = graph.get(from) ?? new Map<string, string>()
-    graph.set(from, edges)
-    for (const specifier of importedPaths(await readFile(file, 'utf8'))) {
-      const to = folderOf(resolve(dirname(file), specifier))
-      if (to !== undefined && to !== from && !edges.has(to)) edges.set(to, `${relative(CORE, file)} imports ${specifier}`)
+  for (const root of SOURCE_ROOTS) {
+    for (const file of await listTypeScript(join(ROOT, root))) {
+      const from = folderOf(file)!
+      const edges = graph.get(from) ?? new Map<string, string>()
+      graph.set(from, edges)
+      for (const specifier of importedPaths(await readFile(file, 'utf8'))) {
+        const to = folderOf(resolve(dirname(file), specifier))
+        if (to !== undefined && to !== from && !edges.has(to)) edges.set(to, `${relative(ROOT, file)} imports ${specifier}`)
+      }
     }
   }
   return graph
@@ -113,9 +121,18 @@ t.test('findCycles() finds two folders importing each other and longer loops, no
   t.same(findCycles(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), [])
 })
 
-t.test('core/ has no import cycle between its folders', async (t) => {
+t.test('folderOf() names a file\'s directory, or the file at a root\'s top level, and nothing outside the roots', async (t) => {
+  t.equal(folderOf(join(ROOT, 'core', 'indexer', 'store.ts')), 'core/indexer')
+  t.equal(folderOf(join(ROOT, 'plugins', 'graphql', 'resolvers', 'types.ts')), 'plugins/graphql/resolvers')
+  t.equal(folderOf(join(ROOT, 'core', 'config.ts')), 'core/config.ts')
+  t.equal(folderOf(join(ROOT, 'test', 'helper.ts')), undefined)
+})
+
+t.test('core/, geth/, plugins/ and scripts/ have no import cycle between their folders', async (t) => {
   const graph = await folderGraph()
-  t.ok(graph.has('indexer') && graph.has('queries'), 'the walk found core/indexer and core/queries')
+  for (const folder of ['core/indexer', 'core/queries', 'geth', 'plugins/graphql', 'plugins/graphql/resolvers', 'scripts/lib', 'scripts/bench']) {
+    t.ok([...graph.keys()].some((node) => node === folder || node.startsWith(`${folder}/`)), `the walk found ${folder}`)
+  }
   const cycles = findCycles(new Map([...graph].map(([from, edges]) => [from, [...edges.keys()]])))
   const explain = (cycle: string[]): string => cycle.flatMap((from) => cycle.filter((to) => graph.get(from)!.has(to)).map((to) => `${from} -> ${to} (${graph.get(from)!.get(to)!})`)).join('; ')
   t.same(cycles.map(explain), [], 'no folder imports, directly or through others, a folder that imports it')

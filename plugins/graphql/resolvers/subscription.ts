@@ -1,10 +1,5 @@
 // Subscriptions, published by feed.ts from the indexer's commits.
-export const TOPICS = {
-  newBlock: 'NEW_BLOCK',
-  newTransaction: 'NEW_TRANSACTION',
-  /** Per token contract, as Blockscout's topic: the lower-case address. */
-  tokenTransfers: (token: string) => `TOKEN_TRANSFERS_${token.toLowerCase()}`
-}
+import { TOPICS } from './topics.ts'
 
 type PubSub = { subscribe (topic: string): Promise<AsyncIterable<unknown>> }
 type Context = { pubsub: PubSub }

@@ -4,7 +4,9 @@
 // dependencies are met by a client pointed at no node (only Transaction.r/s/v
 // would call it, and the benchmark's query does not ask for them) and indexer
 // events nobody publishes (subscriptions are not measured). The GraphQL
-// subscription tests (test/plugins/graphql) publish on them themselves.
+// subscription tests (test/plugins/graphql) publish on them themselves. The
+// access layer and the read plugins it and the REST routes depend on are
+// stand-ins (stand-ins.ts): nothing limited, no verified ABI, no node.
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import websocket from '../../../plugins/websocket/index.ts'
@@ -15,6 +17,7 @@ import { createIndexerEvents } from '../../../core/indexer/events.ts'
 import { decorateDatabase } from '../rest/server.ts'
 import graphql from '../../../plugins/graphql/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
+import { registerOpenAccessStandIns, registerReadStandIns } from '../../lib/stand-ins.ts'
 
 export type ApiServer = { app: FastifyInstance, url: string, close (): Promise<void> }
 
@@ -30,6 +33,8 @@ export async function startApiServer (database: Database, options: Config['graph
   await app.register(fp(async (scope) => { scope.decorate('geth', geth) }, { name: 'geth' }))
   await app.register(fp(async (scope) => { scope.decorate('indexer', indexer) }, { name: 'indexer' }))
   await app.register(fp(async () => {}, { name: 'db' }))
+  await registerOpenAccessStandIns(app)
+  await registerReadStandIns(app)
   await app.register(restV2, { prefix: '/api/v2' })
   // As buildApp: the one WebSocket server, at the root.
   await app.register(websocket)

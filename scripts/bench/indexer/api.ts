@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildApp } from '../../../plugins/index.ts'
-import { startCpuMeter, type CpuUsage } from '../cpu.ts'
+import { startCpuMeter, type CpuUsage } from '../../lib/cpu.ts'
 import type { ApiLatency, ApiLoad, ApiTarget } from './api-load.ts'
 import { chainConfig } from './chain-config.ts'
 import { createBenchLogger } from './log.ts'

@@ -8,7 +8,7 @@ import { createLogger } from '../../../core/logger.ts'
 import { startEmbeddedPostgres } from '../../../core/db/embedded-postgres.ts'
 import { createScratchDatabase, type ScratchDatabase } from '../../../core/db/scratch.ts'
 import { BENCH_LOG_LEVEL } from './chain-config.ts'
-import { readPostmasterPid } from '../cpu.ts'
+import { readPostmasterPid } from '../../lib/cpu.ts'
 
 export type DatabaseServer = {
   kind: 'external' | 'embedded'

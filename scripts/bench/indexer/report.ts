@@ -1,6 +1,6 @@
 // What `npm run bench:indexer` prints: tables for people, then one JSON line
 // with every figure for machines (`npm run bench:indexer | tail -n 1`).
-import type { CpuUsage } from '../cpu.ts'
+import type { CpuUsage } from '../../lib/cpu.ts'
 import type { ApiRunResult } from './api.ts'
 import type { BackfillResult } from './backfill.ts'
 import type { FloorResult } from './floor.ts'

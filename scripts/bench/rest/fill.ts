@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../../cor
 import { storeBlocks } from '../../../core/indexer/store.ts'
 import type { Logger } from '../../../core/logger.ts'
 import { DEFAULT_SHAPE, generateBlock, type ChainShape } from './generate.ts'
-import { readPostmasterPid } from '../cpu.ts'
+import { readPostmasterPid } from '../../lib/cpu.ts'
 
 // Bump when generate.ts changes what it writes: an old fill is then rebuilt, not reused.
 const DATABASE_NAME = 'tg_bench_rest_v1'

@@ -9,6 +9,7 @@ import { createQueries } from '../../../core/queries/index.ts'
 import { restV2 } from '../../../plugins/rest/index.ts'
 import auth from '../../../plugins/auth/index.ts'
 import rateLimit, { type RateLimitOptions } from '../../../plugins/rate-limit/index.ts'
+import { registerReadStandIns } from '../../lib/stand-ins.ts'
 
 export type RestServer = { app: FastifyInstance, url: string, close (): Promise<void> }
 
@@ -30,6 +31,7 @@ export async function startRestServer (database: Database, access?: RateLimitOpt
     await app.register(auth, { adminToken: undefined })
     await app.register(rateLimit, access)
   }
+  await registerReadStandIns(app)
   await app.register(restV2, { prefix: '/api/v2' })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as { port: number }

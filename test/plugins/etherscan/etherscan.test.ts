@@ -5,7 +5,7 @@ import t from 'tap'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
-import { PACE_BLOCKS } from '../../../core/queries/stats-chain.ts'
+import { PACE_BLOCKS } from '../../../core/stats/chain.ts'
 import { ETHERSCAN_MODULES } from '../../../plugins/etherscan/actions.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 2)

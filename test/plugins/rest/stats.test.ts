@@ -6,7 +6,7 @@ import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
 import { OPENAPI_SPEC_PRESENT, checkSpec } from '../../support/openapi.ts'
-import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, PACE_BLOCKS } from '../../../core/queries/stats-chain.ts'
+import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, PACE_BLOCKS } from '../../../core/stats/chain.ts'
 
 type NodeBlock = { number: string, timestamp: string, gasUsed: string, gasLimit: string, baseFeePerGas: string, transactions: string[] }
 type NodeReceipt = { gasUsed: string, effectiveGasPrice: string }

@@ -2,8 +2,8 @@
 // text the rpc-proxy route receives. A single call (the common case) is
 // never parsed here: only a batch is, to count it, and a single call only
 // when it is refused, for its id.
-import type { JsonRpcId } from '../../core/json-rpc/errors.ts'
-import { idOf } from '../../core/json-rpc/handler.ts'
+import type { JsonRpcId } from './errors.ts'
+import { idOf } from './handler.ts'
 
 const OPEN_BRACKET = 0x5b
 

@@ -3,11 +3,11 @@
 // plugins/rate-limit): limits off and no key; limits on with a premium key
 // (header x-api-key) counted in memory; and counted in Redis when one answers.
 // The rounds and ratios are bench:rpc's (../access.ts).
-import { createApiKey } from '../../../core/api-keys/store.ts'
-import type { Database } from '../../../core/db/index.ts'
-import type { RateLimitOptions } from '../../../plugins/rate-limit/index.ts'
-import { BENCH_KEY_LIMIT_PER_MIN, benchRedisUrl, countsInRedis, type AccessInstance } from '../access.ts'
-import { startRestServer } from './server.ts'
+import { createApiKey } from '../../core/api-keys/store.ts'
+import type { Database } from '../../core/db/index.ts'
+import type { RateLimitOptions } from '../../plugins/rate-limit/index.ts'
+import { BENCH_KEY_LIMIT_PER_MIN, benchRedisUrl, countsInRedis, type AccessInstance } from './access.ts'
+import { startRestServer } from './rest/server.ts'
 
 export type RestAccessInstance = AccessInstance & { headers: Record<string, string> }
 export type RestAccessInstances = { instances: RestAccessInstance[], skipped: string[], close (): Promise<void> }

@@ -1,6 +1,6 @@
 // The gateway the proof suites (npm run fuzz, faults, soak) attack: the real
 // program as a child process (scripts/lib/gateway-process.ts) on a copy of a
-// cached generated chain (scripts/gen-chain.ts: tokens, transfers, reverts)
+// cached generated chain (scripts/bench/gen-chain.ts: tokens, transfers, reverts)
 // and a throwaway database: a scratch one on DATABASE_URL's server, or
 // embedded PostgreSQL in the copy's DATA_DIR when DATABASE_URL is unset.
 import { chmod, cp, mkdtemp, rm } from 'node:fs/promises'
@@ -13,11 +13,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Wallet } from 'ethers'
 import { chainConfig } from '../bench/indexer/chain-config.ts'
 import { benchSenders } from '../bench/indexer/traffic.ts'
-import { GENERATED_CLIQUE_PERIOD, ensureBenchChain, type ChainInfo } from '../gen-chain.ts'
-import { startGatewayProcess, waitFor, type GatewayProcess, type GatewayProcessOptions, type Teardown } from './gateway-process.ts'
+import { GENERATED_CLIQUE_PERIOD, ensureBenchChain, type ChainInfo } from '../bench/gen-chain.ts'
+import { startGatewayProcess, waitFor, type GatewayProcess, type GatewayProcessOptions, type Teardown } from '../lib/gateway-process.ts'
 
 const INDEXED_TIMEOUT_MS = 600_000
-/** The generated chain's funded senders (scripts/gen-chain.ts). */
+/** The generated chain's funded senders (scripts/bench/gen-chain.ts). */
 const GENERATED_SENDERS = 200
 const EXITED_WITHIN_MS = 100
 

@@ -1,12 +1,12 @@
 // Blockscout's /api/v2/transactions/stats: the last 24 hours' transactions
 // and their fees. The window is found on the block timestamp index, then its
 // transactions read by block number.
-import type { QueryDb } from './query-db.ts'
-import { WINDOW_BLOCKS } from './stats-sql.ts'
+import type { StatsDb } from './stats-db.ts'
+import { WINDOW_BLOCKS } from './sql.ts'
 
 export type TransactionStats = { count24h: string, feesSum24h: string, feesAverage24h: string }
 
-export async function readTransactionStats (db: QueryDb): Promise<TransactionStats> {
+export async function readTransactionStats (db: StatsDb): Promise<TransactionStats> {
   const { rows: [row] } = await db.knex.raw<{ rows: Array<{ count: string, fees: string }> }>(`
     with window_blocks as (
       ${WINDOW_BLOCKS}

@@ -2,8 +2,8 @@
 // one row a day), the pace from the newest blocks, and the rolling windows
 // (24 hours) from the blocks the window holds, found on the timestamp index.
 import { formatUnits } from 'ethers'
-import type { QueryDb } from './query-db.ts'
-import { newestBlocks, sumDays, UTC_TODAY, WINDOW_BLOCKS } from './stats-sql.ts'
+import type { StatsDb } from './stats-db.ts'
+import { newestBlocks, sumDays, UTC_TODAY, WINDOW_BLOCKS } from './sql.ts'
 
 export type Counter = { id: string, value: string, title: string, units: string | null, description: string }
 
@@ -57,7 +57,7 @@ type CountersRow = Record<'total_blocks' | 'total_transactions' | 'completed_tra
 export const formatCoin = (wei: bigint): string => formatUnits(wei, 18).replace(/\.0$/, '')
 
 /** The counters in the service's layout order, keyed by id. */
-export async function readCounters (db: QueryDb, coin: string): Promise<Counter[]> {
+export async function readCounters (db: StatsDb, coin: string): Promise<Counter[]> {
   const { rows: [r] } = await db.knex.raw<{ rows: CountersRow[] }>(COUNTERS_SQL)
   const row = r!
   const v = (key: keyof CountersRow): string => String(row[key] ?? '0')

@@ -1,6 +1,6 @@
 import { test } from 'tap'
-import type { CpuUsage } from '../../../../scripts/bench/cpu.ts'
-import { cpuPerRequest } from '../../../../scripts/bench/rest/report.ts'
+import type { CpuUsage } from '../../../scripts/lib/cpu.ts'
+import { cpuPerRequest } from '../../../scripts/bench/rest-report.ts'
 
 const usage = (gatewayCores: number, postgresCores: number | null | undefined, wallS: number): CpuUsage =>
   ({ gatewayCores, gethCores: null, machineBusy: 0.5, wallS, ...(postgresCores === undefined ? {} : { postgresCores }) })

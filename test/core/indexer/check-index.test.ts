@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { build } from '../../helper.ts'
 import { sealBlocks, writeFundedAlloc } from '../../support/blocks.ts'
 import { waitForIndexed } from '../../support/indexer.ts'
-import { compareBlock, formatMismatch, verifyIndex, type Mismatch } from '../../../core/indexer/verify.ts'
+import { compareBlock, formatMismatch, verifyIndex, type Mismatch } from '../../../core/indexer/check-index.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 4)
 const { app } = await build(t, { GENESIS_ALLOC: allocFile })

@@ -1,4 +1,4 @@
-// SQL the Stats API's readers (stats-*.ts) and /api/v2/stats share: sums of
+// SQL the Stats API's readers (this folder) and /api/v2/stats share: sums of
 // the daily rows the store keeps (stats_daily, core/stats/daily-stats.ts),
 // the UTC day, the newest blocks and the blocks of the last 24 hours, which
 // are found on the timestamp index and whose transactions are then read by

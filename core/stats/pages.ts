@@ -1,9 +1,9 @@
 // The Stats API's pages: counters and a chart gathered as the front end's
 // pages show them (the service's MainPageStats, TransactionsPageStats,
 // ContractsPageStats).
-import type { QueryDb } from './query-db.ts'
-import { readCounters, type Counter } from './stats-counters.ts'
-import { createLineCharts, readLinePoints, type LineChartInfo, type Point } from './stats-line-charts.ts'
+import type { StatsDb } from './stats-db.ts'
+import { readCounters, type Counter } from './counters.ts'
+import { createLineCharts, readLinePoints, type LineChartInfo, type Point } from './line-charts.ts'
 
 /** Daily points the main page shows, the newest complete days (the service's newTxnsWindow). */
 export const MAIN_PAGE_DAYS = 30
@@ -45,12 +45,12 @@ const CONTRACTS_PAGE_COUNTERS: CounterLayout = {
   new_verified_contracts_24h: 'newVerifiedContracts24h'
 }
 
-async function readCounterFields (db: QueryDb, coin: string, layout: CounterLayout): Promise<Record<string, Counter | null>> {
+async function readCounterFields (db: StatsDb, coin: string, layout: CounterLayout): Promise<Record<string, Counter | null>> {
   const counters = new Map((await readCounters(db, coin)).map((c) => [c.id, c]))
   return Object.fromEntries(Object.entries(layout).map(([field, id]) => [field, id === null ? null : counters.get(id) ?? null]))
 }
 
-export async function readMainPage (db: QueryDb, coin: string): Promise<Record<string, Counter | LineChart | null>> {
+export async function readMainPage (db: StatsDb, coin: string): Promise<Record<string, Counter | LineChart | null>> {
   const today = Date.now() - Date.now() % DAY_MS
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
   const counters = await readCounterFields(db, coin, MAIN_PAGE_COUNTERS)
@@ -63,8 +63,8 @@ export async function readMainPage (db: QueryDb, coin: string): Promise<Record<s
   }
 }
 
-export const readTransactionsPage = async (db: QueryDb, coin: string): Promise<Record<string, Counter | null>> =>
+export const readTransactionsPage = async (db: StatsDb, coin: string): Promise<Record<string, Counter | null>> =>
   await readCounterFields(db, coin, TRANSACTIONS_PAGE_COUNTERS)
 
-export const readContractsPage = async (db: QueryDb, coin: string): Promise<Record<string, Counter | null>> =>
+export const readContractsPage = async (db: StatsDb, coin: string): Promise<Record<string, Counter | null>> =>
   await readCounterFields(db, coin, CONTRACTS_PAGE_COUNTERS)

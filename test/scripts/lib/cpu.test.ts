@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { readPostmasterPid, startCpuMeter } from '../../../scripts/bench/cpu.ts'
+import { readPostmasterPid, startCpuMeter } from '../../../scripts/lib/cpu.ts'
 
 test('the postmaster\'s pid is the first line of its lock file', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'tg-cpu-'))

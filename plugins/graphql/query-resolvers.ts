@@ -1,12 +1,12 @@
 // Root queries: Blockscout's arguments and "not found" wording, over core queries.
 import type { GraphQLResolveInfo } from 'graphql'
-import { transactionsLookahead } from '../lookahead.ts'
-import { connectionKey, withPrefetchedPage } from '../prefetched.ts'
-import { notFound } from '../errors.ts'
-import { pageOf, toConnection, type ConnectionArgs } from '../connection.ts'
-import { CONNECTIONS } from '../loaders.ts'
-import { fromGlobalId } from './node.ts'
-import type { Queries } from '../../../core/queries/index.ts'
+import { transactionsLookahead } from './lookahead.ts'
+import { connectionKey, withPrefetchedPage } from './prefetched.ts'
+import { notFound } from './errors.ts'
+import { pageOf, toConnection, type ConnectionArgs } from './connection.ts'
+import { CONNECTIONS } from './loaders.ts'
+import { fromGlobalId } from './resolvers/node.ts'
+import type { Queries } from '../../core/queries/index.ts'
 
 const HASH = /^0x[0-9a-f]{64}$/i
 

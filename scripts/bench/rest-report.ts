@@ -1,8 +1,8 @@
 // What bench:rest prints: a table for people, then one JSON line with every
 // figure for machines (`npm run bench:rest | tail -n 1`).
-import type { CpuUsage } from '../cpu.ts'
-import type { LoadResult } from '../load-generator.ts'
-import { printTable } from '../report.ts'
+import type { CpuUsage } from '../lib/cpu.ts'
+import type { LoadResult } from './load-generator.ts'
+import { printTable } from './report.ts'
 
 const US_PER_S = 1e6
 

@@ -3,7 +3,7 @@
 // rows. Periods with no row are filled (zero, or the running total), and the
 // period still under way is approximate. The catalogue (createLineCharts)
 // names the charts in the coin's symbol; what a chart reads does not depend on it.
-import type { QueryDb } from './query-db.ts'
+import type { StatsDb } from './stats-db.ts'
 
 export const RESOLUTIONS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const
 export type Resolution = typeof RESOLUTIONS[number]
@@ -123,7 +123,7 @@ export function createLineCharts (coinSymbol: string): LineCharts {
 }
 
 /** The points of chart `id` (one createLineCharts finds) over `range`; PointsLimitError past the service's limit. */
-export async function readLinePoints (db: QueryDb, { id, from, to, resolution }: LineRange & { id: string }): Promise<Point[]> {
+export async function readLinePoints (db: StatsDb, { id, from, to, resolution }: LineRange & { id: string }): Promise<Point[]> {
   const spec = CHARTS_BY_ID.get(id)
   if (spec === undefined) throw new Error(`no line chart ${id}`)
   const { rows: [bounds] } = await db.knex.raw<{ rows: Array<{ first: string | null, last: string | null }> }>(

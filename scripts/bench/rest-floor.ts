@@ -2,8 +2,8 @@
 // number of concurrent callers, with nothing else (no HTTP, no JSON). Runs in
 // this process while the server idles.
 import pg from 'pg'
-import type { LoadResult } from '../load-generator.ts'
-import type { Statement } from './server.ts'
+import type { LoadResult } from './load-generator.ts'
+import type { Statement } from './rest/server.ts'
 
 const MS_PER_S = 1000
 

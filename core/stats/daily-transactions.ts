@@ -1,13 +1,13 @@
 // Transactions a day for Blockscout's transactions chart: the last 30 UTC days
 // up to yesterday (today is not over), every day present, newest first.
 // Read from the Stats API's daily sums (stats_daily, kept by core/stats/daily-stats.ts).
-import type { QueryDb } from './query-db.ts'
+import type { StatsDb } from './stats-db.ts'
 
 export const CHART_DAYS = 30
 
 export type DailyTransactions = { date: string, transactionsCount: number }
 
-export async function readDailyTransactions (db: QueryDb): Promise<DailyTransactions[]> {
+export async function readDailyTransactions (db: StatsDb): Promise<DailyTransactions[]> {
   const { rows } = await db.knex.raw<{ rows: Array<{ date: string, transactions_count: string }> }>(`
     with days as (
       select generate_series(1, ${CHART_DAYS}) as ago

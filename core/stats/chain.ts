@@ -1,9 +1,9 @@
 // The chain's totals and recent pace, for Blockscout's /api/v2/stats: one
 // statement. Totals and "today" (the UTC day) are the Stats API's daily sums
-// (stats-sql.ts), so no table of the chain is counted; the pace is taken over
+// (sql.ts), so no table of the chain is counted; the pace is taken over
 // the newest blocks.
-import type { QueryDb } from './query-db.ts'
-import { newestBlocks, PACE_BLOCKS, sumDays, UTC_TODAY } from './stats-sql.ts'
+import type { StatsDb } from './stats-db.ts'
+import { newestBlocks, PACE_BLOCKS, sumDays, UTC_TODAY } from './sql.ts'
 
 export { PACE_BLOCKS }
 
@@ -94,7 +94,7 @@ function gasPrices (r: StatsRow): ChainStats['gasPrices'] {
   return { baseFee: next, priorityFees: ['0', '0', '0'] }
 }
 
-export async function readChainStats (db: QueryDb): Promise<ChainStats> {
+export async function readChainStats (db: StatsDb): Promise<ChainStats> {
   const { rows: [row] } = await db.knex.raw<{ rows: StatsRow[] }>(STATS_SQL)
   const r = row!
   return {
