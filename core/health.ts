@@ -3,6 +3,7 @@
 import type { Knex } from 'knex'
 import type { RpcClient } from './rpc/client.ts'
 import { pingDatabase } from './db/index.ts'
+import type { UpstreamReport } from './rpc/upstreams.ts'
 
 const CHECK_TIMEOUT_MS = 2000
 /** A chain with steady blocks whose head is older than this many periods (and a minute) has stalled. */
@@ -16,6 +17,8 @@ export type HealthReport = {
   database: { status: 'ok' | 'unavailable' }
   /** `enabled` false: INDEXER_ENABLED=false, a reader that never takes over. */
   indexer: { role: string, enabled: boolean, head: number | null, lag_blocks: number | null }
+  /** RPC_UPSTREAMS, when set: each one's state and head at its last check, and the calls it answered for the local node. */
+  upstreams?: UpstreamReport[]
 }
 
 export type HealthOptions = {
@@ -25,6 +28,7 @@ export type HealthOptions = {
   cliquePeriod: number
   restarts: () => number
   indexer: () => { role: string, enabled: boolean, indexedHead: number | null }
+  upstreams?: () => UpstreamReport[]
 }
 
 export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
@@ -39,7 +43,8 @@ export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
     chain_id: o.chainId,
     geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
     database: { status: dbOk ? 'ok' : 'unavailable' },
-    indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks }
+    indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks },
+    ...(o.upstreams === undefined ? {} : { upstreams: o.upstreams() })
   }
 }
 
