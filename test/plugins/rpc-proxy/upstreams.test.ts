@@ -15,7 +15,12 @@ import { startPlainGeth } from '../../../scripts/lib/plain-geth.ts'
 import { sign } from '../../support/blocks.ts'
 import { cachedGethPath } from '../../../geth/install.ts'
 import { CHAIN_ID } from '../../../core/config.ts'
-import { LOCAL_RETRY_MS } from '../../../core/json-rpc/failover.ts'
+import { createServer, type Socket } from 'node:net'
+import { once } from 'node:events'
+import pino from 'pino'
+import { LOCAL_RETRY_MS, createFailoverClient } from '../../../core/json-rpc/failover.ts'
+import { createUpstreams } from '../../../core/rpc/upstreams.ts'
+import { createRpcClient } from '../../../core/rpc/client.ts'
 import { parsePrometheusText, sampleValue } from '../../support/prometheus.ts'
 
 const CHECK_INTERVAL_MS = 200
@@ -156,4 +161,33 @@ t.test('the local node answers again: calls go to it', async (t) => {
   const answer = await post(call('eth_blockNumber'))
   t.equal(Number(answer.json.result), head)
   t.equal(usedOf(upstream.url), before)
+})
+
+t.test('createFailoverClient: a local node that accepts and never answers costs one timeout, then calls go straight to an upstream for LOCAL_RETRY_MS', async (t) => {
+  // A server that takes connections and never answers: a Geth that hangs.
+  const held = new Set<Socket>()
+  const hung = createServer((socket) => { held.add(socket) })
+  hung.listen(0, '127.0.0.1')
+  await once(hung, 'listening')
+  t.teardown(() => { for (const s of held) s.destroy(); hung.close() })
+  const log = pino({ level: 'silent' })
+  const local = createRpcClient({ url: `http://127.0.0.1:${(hung.address() as { port: number }).port}`, timeoutMs: 500 })
+  t.teardown(async () => await local.close())
+  const list = createUpstreams({ urls: [upstream.url], chainId: CHAIN_ID, timeoutMs: 2000, checkIntervalMs: 60_000, maxLagBlocks: 1000, local, log })
+  t.teardown(async () => await list.close())
+  await list.check()
+  let downs = 0
+  const client = createFailoverClient({ local, upstreams: list, log, onLocalDown: () => { downs++ } })
+  let startedAt = performance.now()
+  t.equal(await client.call('eth_blockNumber'), '0x0', 'answered by the upstream after the timeout')
+  t.ok(performance.now() - startedAt >= 400, 'after the local timeout')
+  t.ok(client.localDown())
+  startedAt = performance.now()
+  const raw = await client.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_getBlockByNumber', params: ['0x0', false] }))
+  t.ok(performance.now() - startedAt < 400, 'the next one did not wait for the local node again')
+  t.equal(raw.upstream, upstream.url, 'and says where it came from')
+  const items = await client.batchAnswers([{ method: 'eth_blockNumber', params: [] }])
+  t.match(items, [{ result: '0x0', upstream: upstream.url }])
+  t.equal(downs, 1, 'the local node went down once')
+  await t.rejects(client.call('eth_getFilterChanges', ['0x1']), { name: 'RpcUnavailableError' }, 'a filter stays with the local node')
 })
