@@ -37,14 +37,17 @@ export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
   const stalled = o.cliquePeriod > 0 && headAgeS !== null && headAgeS > Math.max(STALL_MIN_S, STALL_PERIODS * o.cliquePeriod)
   const indexer = o.indexer()
   const lagBlocks = head === undefined || indexer.indexedHead === null ? null : Math.max(0, head.number - indexer.indexedHead)
-  const status = head === undefined || !dbOk ? 'unavailable' : stalled || indexer.role === 'failed' ? 'degraded' : 'ok'
+  const upstreams = o.upstreams?.()
+  // Geth down with an upstream serving JSON-RPC meanwhile (RPC_UPSTREAMS): still serving, so not taken out of rotation.
+  const servedElsewhere = head === undefined && upstreams?.some((u) => u.status === 'ok') === true
+  const status = (head === undefined && !servedElsewhere) || !dbOk ? 'unavailable' : servedElsewhere || stalled || indexer.role === 'failed' ? 'degraded' : 'ok'
   return {
     status,
     chain_id: o.chainId,
     geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
     database: { status: dbOk ? 'ok' : 'unavailable' },
     indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks },
-    ...(o.upstreams === undefined ? {} : { upstreams: o.upstreams() })
+    ...(upstreams === undefined ? {} : { upstreams })
   }
 }
 
