@@ -64,7 +64,7 @@ export function createUpstreams (o: UpstreamsOptions): Upstreams {
     try {
       const [chainId, head] = await u.client.batch<string>([{ method: 'eth_chainId', params: [] }, { method: 'eth_blockNumber', params: [] }], signal)
       u.head = Number(head)
-      next = Number(chainId) === o.chainId ? 'ok' : 'wrong-chain'
+      next = Number(chainId) !== o.chainId ? 'wrong-chain' : u.status === 'behind' ? 'behind' : 'ok'
     } catch (err) {
       next = 'unavailable'
       if (u.status !== 'unavailable') o.log.warn({ upstream: u.name, err: (err as Error).message }, 'rpc upstream: no answer')
@@ -81,7 +81,7 @@ export function createUpstreams (o: UpstreamsOptions): Upstreams {
     }
   }
 
-  /** ok or behind, against the best head known now. */
+  /** ok or behind, against the best head known now (a reachable one stays as it was until judged here: its log lines mark changes). */
   function judgeLag (): void {
     const best = Math.max(localHead, ...list.map((u) => u.status === 'wrong-chain' ? 0 : u.head ?? 0))
     for (const u of list) {

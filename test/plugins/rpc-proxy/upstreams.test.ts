@@ -58,8 +58,9 @@ async function health (): Promise<any> {
   return JSON.parse((await instance.inject({ method: 'GET', url: '/health' })).body)
 }
 
-/** The upstreams checked again at least once from now (the interval's check, or ours). */
+/** The upstreams checked once wholly after now: check() joins a check under way, which may have begun before. */
 async function checked (): Promise<void> {
+  await upstreams.check()
   await upstreams.check()
 }
 
