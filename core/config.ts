@@ -49,6 +49,9 @@ const VARIABLE_TABLE = {
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
   RPC_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep JSON-RPC answers: those for latest until the next head is heard, those about blocks at or below the head in an LRU (docs/json-rpc.md); false sends every call to Geth.' },
   RPC_CACHE_MAX_MB: { type: 'integer', default: 64, minimum: 1, maximum: 4096, description: 'Megabytes of JSON-RPC answers kept about blocks at or below the head (least recently used go first); answers for latest may take a quarter of this again.' },
+  RPC_UPSTREAMS: { type: 'string', description: 'Comma-separated JSON-RPC URLs of other nodes of this network the proxy uses while the local Geth does not answer (reads and eth_sendRawTransaction); each is checked for the chain ID and its head.' },
+  RPC_UPSTREAM_MAX_LAG_BLOCKS: { type: 'integer', default: 3, minimum: 0, description: 'An upstream more blocks than this behind the best head known (the local node\'s or another upstream\'s) is not used for calls about latest.' },
+  RPC_UPSTREAM_CHECK_INTERVAL_MS: { type: 'integer', default: 2000, minimum: 100, description: 'How often each of RPC_UPSTREAMS is asked its chain ID and head.' },
   RPC_WS_MAX_CONNECTIONS: { type: 'integer', default: 500, minimum: 1, description: 'JSON-RPC WebSocket connections (/ws, /rpc, /) open at once on the instance; an upgrade past it is refused with HTTP 503.' },
   RPC_WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: { type: 'integer', default: 100, minimum: 1, maximum: 10000, description: 'Subscriptions one JSON-RPC WebSocket connection may hold; eth_subscribe past it answers -32005.' },
   RPC_WS_MAX_QUEUED_BYTES: { type: 'integer', default: 16777216, minimum: 1024, description: 'Bytes that may wait to be written to one JSON-RPC WebSocket client; a client further behind is disconnected with close code 1008.' },
@@ -143,6 +146,9 @@ export type Config = Readonly<{
     devAccountsFile: string | undefined
     cacheEnabled: boolean
     cacheMaxBytes: number
+    upstreams: readonly string[]
+    upstreamMaxLagBlocks: number
+    upstreamCheckIntervalMs: number
   }>
   rpcWebsocket: Readonly<{
     maxConnections: number
@@ -283,7 +289,10 @@ export function loadConfig (env: Env = process.env): Config {
       timeoutMs: v.RPC_TIMEOUT_MS,
       devAccountsFile: v.DEV_ACCOUNTS_FILE,
       cacheEnabled: v.RPC_CACHE_ENABLED,
-      cacheMaxBytes: v.RPC_CACHE_MAX_MB * 1024 * 1024
+      cacheMaxBytes: v.RPC_CACHE_MAX_MB * 1024 * 1024,
+      upstreams: readUpstreams(v.RPC_UPSTREAMS),
+      upstreamMaxLagBlocks: v.RPC_UPSTREAM_MAX_LAG_BLOCKS,
+      upstreamCheckIntervalMs: v.RPC_UPSTREAM_CHECK_INTERVAL_MS
     },
     rpcWebsocket: {
       maxConnections: v.RPC_WS_MAX_CONNECTIONS,
@@ -367,6 +376,14 @@ function readTrustProxy (value: string | undefined): string[] {
   for (const entry of entries) {
     if (!isAddressOrSubnet(entry)) throw new ConfigInvalidError(`TRUST_PROXY ${JSON.stringify(entry)} is not an address or CIDR`)
   }
+  return entries
+}
+
+/** RPC_UPSTREAMS' URLs, each an http(s) URL: a typo must fail at boot, not on the day the local node goes down. */
+function readUpstreams (value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+  const bad = entries.filter((e) => !URL.canParse(e) || !/^https?:$/.test(new URL(e).protocol))
+  if (bad.length > 0) throw new ConfigInvalidError(`RPC_UPSTREAMS lists ${bad.map((e) => JSON.stringify(e)).join(', ')}, which are not http(s) URLs`)
   return entries
 }
 

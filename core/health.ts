@@ -3,6 +3,7 @@
 import type { Knex } from 'knex'
 import type { RpcClient } from './rpc/client.ts'
 import { pingDatabase } from './db/index.ts'
+import type { UpstreamReport } from './rpc/upstreams.ts'
 
 const CHECK_TIMEOUT_MS = 2000
 /** A chain with steady blocks whose head is older than this many periods (and a minute) has stalled. */
@@ -16,6 +17,8 @@ export type HealthReport = {
   database: { status: 'ok' | 'unavailable' }
   /** `enabled` false: INDEXER_ENABLED=false, a reader that never takes over. */
   indexer: { role: string, enabled: boolean, head: number | null, lag_blocks: number | null }
+  /** RPC_UPSTREAMS, when set: each one's state and head at its last check, and the calls it answered for the local node. */
+  upstreams?: UpstreamReport[]
 }
 
 export type HealthOptions = {
@@ -25,6 +28,7 @@ export type HealthOptions = {
   cliquePeriod: number
   restarts: () => number
   indexer: () => { role: string, enabled: boolean, indexedHead: number | null }
+  upstreams?: () => UpstreamReport[]
 }
 
 export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
@@ -33,13 +37,17 @@ export async function checkHealth (o: HealthOptions): Promise<HealthReport> {
   const stalled = o.cliquePeriod > 0 && headAgeS !== null && headAgeS > Math.max(STALL_MIN_S, STALL_PERIODS * o.cliquePeriod)
   const indexer = o.indexer()
   const lagBlocks = head === undefined || indexer.indexedHead === null ? null : Math.max(0, head.number - indexer.indexedHead)
-  const status = head === undefined || !dbOk ? 'unavailable' : stalled || indexer.role === 'failed' ? 'degraded' : 'ok'
+  const upstreams = o.upstreams?.()
+  // Geth down with an upstream serving JSON-RPC meanwhile (RPC_UPSTREAMS): still serving, so not taken out of rotation.
+  const servedElsewhere = head === undefined && upstreams?.some((u) => u.status === 'ok') === true
+  const status = (head === undefined && !servedElsewhere) || !dbOk ? 'unavailable' : servedElsewhere || stalled || indexer.role === 'failed' ? 'degraded' : 'ok'
   return {
     status,
     chain_id: o.chainId,
     geth: { status: head === undefined ? 'unavailable' : 'ok', head: head?.number ?? null, head_age_s: headAgeS, restarts: o.restarts() },
     database: { status: dbOk ? 'ok' : 'unavailable' },
-    indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks }
+    indexer: { role: indexer.role, enabled: indexer.enabled, head: indexer.indexedHead, lag_blocks: lagBlocks },
+    ...(upstreams === undefined ? {} : { upstreams })
   }
 }
 

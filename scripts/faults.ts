@@ -1,7 +1,8 @@
 // `npm run faults`: faults injected into a real gateway (a child process on
 // a copy of a generated chain, with embedded PostgreSQL), one scenario after
 // another on the same DATA_DIR, each ending in a verdict row: the gateway
-// killed mid-backfill, Geth killed under JSON-RPC load, PostgreSQL down,
+// killed mid-backfill, Geth killed under JSON-RPC load (without and with an
+// upstream node that answers meanwhile), PostgreSQL down,
 // a reorg, an API key revoked under the sockets it opened, the gateway killed
 // while following the head, 1,000 idle connections from one address, two
 // oversized verification uploads, and the database's disk full.
@@ -12,6 +13,7 @@ import { createFaultContext, type FaultContext, type ScenarioResult } from './fa
 import { gatewayKillFollowing, gatewayKillMidBackfill } from './faults/gateway-kill.ts'
 import { diskFull } from './faults/disk-full.ts'
 import { gethKill } from './faults/geth-kill.ts'
+import { gethKillUpstream } from './faults/geth-kill-upstream.ts'
 import { idleConnections } from './faults/idle-connections.ts'
 import { postgresDown } from './faults/postgres-down.ts'
 import { reorg } from './faults/reorg.ts'
@@ -40,6 +42,7 @@ type Scenario = { id: string, run (context: FaultContext, chainHead: number, s: 
 const SCENARIOS: Scenario[] = [
   { id: 'gateway-kill-backfill', run: async (c, head) => await gatewayKillMidBackfill(c, head) },
   { id: 'geth-kill', run: async (c) => await gethKill(c) },
+  { id: 'geth-kill-upstream', run: async (c) => await gethKillUpstream(c) },
   { id: 'postgres-down', run: async (c, _head, s) => await postgresDown(c, s.postgresDownS) },
   { id: 'reorg', run: async (c, _head, s) => await reorg(c, s.reorgDepth) },
   { id: 'revoked-key', run: async (c) => await revokedKeySockets(c) },

@@ -29,8 +29,11 @@ export type { CachePlan } from './cache-plan.ts'
 /** A head as newHeads announces it. */
 export type HeardHead = { number: number, hash: string, parentHash: string }
 
-/** What Geth answered: the result's JSON text (and the result when it was parsed anyway), or its error. */
-export type FreshAnswer = { text: string, result?: unknown } | { error: { code: number, message: string, data?: unknown } }
+/**
+ * What Geth answered: the result's JSON text (and the result when it was parsed anyway), or its error.
+ * `upstream`: another node answered while ours was down (failover.ts): never kept.
+ */
+export type FreshAnswer = ({ text: string, result?: unknown } | { error: { code: number, message: string, data?: unknown } }) & { upstream?: string }
 
 export type Flight = {
   answer: Promise<FreshAnswer>
@@ -198,7 +201,8 @@ export function createAnswerCache (o: AnswerCacheOptions): AnswerCache {
   }
 
   function keep (plan: CachePlan, answer: FreshAnswer, asked: number): void {
-    if ('error' in answer) return
+    // Another node's answer is of its head, not of the heads this cache hears.
+    if ('error' in answer || answer.upstream !== undefined) return
     const block = blockOf(plan, answer)
     // Geth has a block the cache has not heard of yet, and the caller is about to learn of it:
     // what answered for latest may be older than that, so it goes, as for a head heard.

@@ -15,20 +15,28 @@ export function keptAnswer (id: JsonRpcId, resultText: string): string {
   return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultText + '}'
 }
 
-export function freshFromItem ({ result, error }: RpcItemAnswer): FreshAnswer {
-  return error === undefined ? { text: JSON.stringify(result) ?? 'null', result } : { error }
+export function freshFromItem ({ result, error, upstream }: RpcItemAnswer): FreshAnswer {
+  const fresh: FreshAnswer = error === undefined ? { text: JSON.stringify(result) ?? 'null', result } : { error }
+  if (upstream !== undefined) fresh.upstream = upstream
+  return fresh
 }
 
-/** Geth's answer to one call (id 0). Its encoder writes the result last, right after the id: cut out, it needs no parsing. */
-export function freshFromBody (body: string): FreshAnswer {
+/**
+ * Geth's answer to one call (id 0). Its encoder writes the result last, right after the id: cut out, it needs no parsing.
+ * `upstream`: the node that answered instead of the local one.
+ */
+export function freshFromBody (body: string, upstream?: string): FreshAnswer {
   let end = body.length
   while (end > 0 && body.charCodeAt(end - 1) <= SPACE) end--
-  if (body.startsWith(RESULT_PREFIX) && body.charCodeAt(end - 1) === CLOSING_BRACE) return { text: body.slice(RESULT_PREFIX.length, end - 1) }
+  if (body.startsWith(RESULT_PREFIX) && body.charCodeAt(end - 1) === CLOSING_BRACE) {
+    const text = body.slice(RESULT_PREFIX.length, end - 1)
+    return upstream === undefined ? { text } : { text, upstream }
+  }
   let parsed: RpcItemAnswer
   try {
     parsed = JSON.parse(body) as RpcItemAnswer
   } catch {
     throw new RpcUnavailableError(`the node answered with a body that is not JSON: ${body.slice(0, 200)}`)
   }
-  return freshFromItem(parsed)
+  return freshFromItem(upstream === undefined ? parsed : { ...parsed, upstream })
 }

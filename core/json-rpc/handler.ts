@@ -161,9 +161,9 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   async function fetchFresh (plan: CachePlan): Promise<FreshAnswer> {
     if (isJoinable(plan.method)) return freshFromItem(await batcher.call(plan.method, plan.params))
     // Alone (eth_call, eth_estimateGas): the params' text is the key's, and the result is cut out of Geth's answer unparsed.
-    const { status, body } = await o.rpc.send(`{"jsonrpc":"2.0","id":0,"method":"${plan.method}","params":${plan.paramsText}}`)
+    const { status, body, upstream } = await o.rpc.send(`{"jsonrpc":"2.0","id":0,"method":"${plan.method}","params":${plan.paramsText}}`)
     if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
-    return freshFromBody(body)
+    return freshFromBody(body, upstream)
   }
 
   async function handleBatch (items: unknown[], socket: SocketCalls | undefined): Promise<Answer[]> {

@@ -13,7 +13,8 @@ import { RpcUnavailableError, type RpcClient } from './client.ts'
 const MAX_ITEMS_PER_BATCH = 50
 const MAX_BATCHES_IN_FLIGHT = 2
 
-export type RpcAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown } }
+/** `upstream`: answered by another node than the local one (core/json-rpc/failover.ts). */
+export type RpcAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown }, upstream?: string }
 
 export type RpcBatcher = { call (method: string, params: unknown[]): Promise<RpcAnswer> }
 
@@ -53,22 +54,27 @@ export function createRpcBatcher (rpc: RpcClient): RpcBatcher {
     }
   }
 
-  async function post (payload: unknown): Promise<string> {
-    const { status, body } = await rpc.send(JSON.stringify(payload))
+  async function post (payload: unknown): Promise<{ body: string, upstream?: string }> {
+    const { status, body, upstream } = await rpc.send(JSON.stringify(payload))
     if (status !== 200) throw new RpcUnavailableError(`node answered HTTP ${status}`)
-    return body
+    return { body, upstream }
   }
 
   async function sendOne (item: Pending): Promise<RpcAnswer> {
-    const body = await post({ jsonrpc: '2.0', id: 0, method: item.method, params: item.params })
-    return JSON.parse(body) as RpcAnswer
+    const { body, upstream } = await post({ jsonrpc: '2.0', id: 0, method: item.method, params: item.params })
+    const answer = JSON.parse(body) as RpcAnswer
+    if (upstream !== undefined) answer.upstream = upstream
+    return answer
   }
 
   async function sendBatch (items: Pending[]): Promise<RpcAnswer[]> {
-    const body = await post(items.map((item, id) => ({ jsonrpc: '2.0', id, method: item.method, params: item.params })))
+    const { body, upstream } = await post(items.map((item, id) => ({ jsonrpc: '2.0', id, method: item.method, params: item.params })))
     const parsed = JSON.parse(body) as Array<RpcAnswer & { id: number }>
     const byId = new Map(parsed.map((a) => [a.id, a]))
-    return items.map((_, id) => byId.get(id) ?? { error: { code: -32603, message: 'Internal error', data: 'the node gave no answer' } })
+    return items.map((_, id) => {
+      const answer = byId.get(id) ?? { error: { code: -32603, message: 'Internal error', data: 'the node gave no answer' } }
+      return upstream === undefined ? answer : { ...answer, upstream }
+    })
   }
 
   return {

@@ -28,12 +28,13 @@ export type RpcClientOptions = {
   connections?: number
 }
 
-export type RawRpcResponse = { status: number, body: string }
+/** `upstream`: the node that answered instead of the local one (core/json-rpc/failover.ts); such answers are never kept. */
+export type RawRpcResponse = { status: number, body: string, upstream?: string }
 
 /** One call of a JSON-RPC batch. */
 export type RpcCall = { method: string, params: unknown[] }
 
-export type RpcItemAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown } }
+export type RpcItemAnswer = { result?: unknown, error?: { code: number, message: string, data?: unknown }, upstream?: string }
 
 export type RpcClient = {
   readonly url: string

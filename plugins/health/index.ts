@@ -33,6 +33,19 @@ const healthBody = {
         head: { type: ['integer', 'null'], description: 'Highest indexed block' },
         lag_blocks: { type: ['integer', 'null'], description: 'Blocks the index is behind the node' }
       }
+    },
+    upstreams: {
+      type: 'array',
+      description: 'RPC_UPSTREAMS, when set: the nodes JSON-RPC uses while the local Geth does not answer',
+      items: {
+        type: 'object',
+        properties: {
+          url: { type: 'string', description: 'The URL\'s scheme, host and port (its path may hold a key)' },
+          status: { type: 'string', enum: ['ok', 'behind', 'wrong-chain', 'unavailable'], description: 'behind: more than RPC_UPSTREAM_MAX_LAG_BLOCKS behind the best head known, not used for latest' },
+          head: { type: ['integer', 'null'], description: 'Its head at the last check' },
+          used: { type: 'integer', description: 'Requests it answered for the local node' }
+        }
+      }
     }
   }
 }
@@ -52,10 +65,11 @@ async function health (app: FastifyInstance, options: HealthPluginOptions): Prom
       chainId: options.chainId,
       cliquePeriod: options.cliquePeriod,
       restarts: () => app.geth.supervisor?.restarts ?? 0,
-      indexer: () => app.indexer.status()
+      indexer: () => app.indexer.status(),
+      upstreams: app.jsonRpcUpstreams === undefined ? undefined : () => app.jsonRpcUpstreams!.report()
     })
     return await reply.code(report.status === 'unavailable' ? 503 : 200).send(report)
   })
 }
 
-export default fp(health, { name: 'health', fastify: '5.x', dependencies: ['db', 'geth', 'indexer'] })
+export default fp(health, { name: 'health', fastify: '5.x', dependencies: ['db', 'geth', 'indexer', 'rpc-proxy'] })

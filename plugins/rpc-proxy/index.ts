@@ -13,6 +13,10 @@ import { openRpcSocket } from '../../core/rpc/socket-client.ts'
 import { createAnswerCache, type AnswerCache } from '../../core/json-rpc/answer-cache.ts'
 import { watchHeads } from '../../core/json-rpc/head-watch.ts'
 import { registerRpcCacheMetrics } from '../../core/metrics/rpc-cache.ts'
+import { registerRpcUpstreamMetrics } from '../../core/metrics/rpc-upstreams.ts'
+import { createUpstreams, type Upstreams } from '../../core/rpc/upstreams.ts'
+import { createFailoverClient } from '../../core/json-rpc/failover.ts'
+import type { RpcClient } from '../../core/rpc/client.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +30,8 @@ declare module 'fastify' {
     jsonRpcHub: SubscriptionHub | undefined
     /** The kept answers (core/json-rpc/answer-cache.ts); undefined with RPC_CACHE_ENABLED=false or without the node's WebSocket. */
     jsonRpcCache: AnswerCache | undefined
+    /** RPC_UPSTREAMS (core/rpc/upstreams.ts), which the endpoint asks while the local Geth does not answer; undefined when none is set. */
+    jsonRpcUpstreams: Upstreams | undefined
   }
 }
 
@@ -48,7 +54,10 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   const cache = createCache(app, options, hub, log)
   app.decorate('jsonRpcCache', cache)
   if (cache !== undefined && metrics !== undefined) registerRpcCacheMetrics(metrics.registry, () => cache.stats())
-  const handler = createJsonRpcHandler({ rpc: app.geth.rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined, cache })
+  const { rpc, upstreams } = createFailover(app, options, cache, log)
+  app.decorate('jsonRpcUpstreams', upstreams)
+  if (upstreams !== undefined && metrics !== undefined) registerRpcUpstreamMetrics(metrics.registry, () => upstreams.report())
+  const handler = createJsonRpcHandler({ rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined, cache })
   app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
   await app.register(async (scope) => {
@@ -116,6 +125,25 @@ function createCache (app: FastifyInstance, options: RpcProxyOptions, hub: Subsc
   const watch = watchHeads({ hub, onHead: (head) => cache.heard(head), onLost: () => cache.lost(), log })
   app.addHook('onClose', async () => watch.stop())
   return cache
+}
+
+/** The local node, and RPC_UPSTREAMS while it does not answer; just the local node when none is set. */
+function createFailover (app: FastifyInstance, options: RpcProxyOptions, cache: AnswerCache | undefined, log: FastifyInstance['log']): { rpc: RpcClient, upstreams: Upstreams | undefined } {
+  if (options.upstreams.length === 0) return { rpc: app.geth.rpc, upstreams: undefined }
+  const upstreams = createUpstreams({
+    urls: options.upstreams,
+    chainId: options.chainId,
+    timeoutMs: options.timeoutMs,
+    checkIntervalMs: options.upstreamCheckIntervalMs,
+    maxLagBlocks: options.upstreamMaxLagBlocks,
+    local: app.geth.rpc,
+    log
+  })
+  app.addHook('onClose', async () => await upstreams.close())
+  log.info({ upstreams: upstreams.list.map((u) => u.name) }, 'RPC_UPSTREAMS: reads and eth_sendRawTransaction go there while the local node does not answer')
+  // Suspended until the local node's next head is heard: its answers were not asked meanwhile.
+  const rpc = createFailoverClient({ local: app.geth.rpc, upstreams, log, onLocalDown: () => cache?.lost() })
+  return { rpc, upstreams }
 }
 
 export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

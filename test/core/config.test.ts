@@ -84,3 +84,12 @@ t.test('SOLC_DOWNLOAD: on by default, from solc-bin; false downloads nothing', a
   t.equal(loadConfig({ SOLC_DOWNLOAD_URL: 'http://127.0.0.1:9/bin' }).verify.solcDownloadUrl, 'http://127.0.0.1:9/bin')
   t.equal(loadConfig({ SOLC_DOWNLOAD: 'false' }).verify.solcDownloadUrl, undefined)
 })
+
+t.test('RPC_UPSTREAMS: none by default, a comma-separated list of http(s) URLs, anything else refused at boot', async (t) => {
+  const defaults = loadConfig({}).rpcProxy
+  t.same([defaults.upstreams, defaults.upstreamMaxLagBlocks, defaults.upstreamCheckIntervalMs], [[], 3, 2000])
+  t.same(loadConfig({ RPC_UPSTREAMS: ' http://10.0.0.2:8545 ,https://node.example/rpc/key,' }).rpcProxy.upstreams, ['http://10.0.0.2:8545', 'https://node.example/rpc/key'])
+  for (const bad of ['10.0.0.2:8545', 'ws://10.0.0.2:8546', 'http://ok:1,nonsense']) {
+    t.throws(() => loadConfig({ RPC_UPSTREAMS: bad }), { code: 'GW_ERR_CONFIG_INVALID', message: /RPC_UPSTREAMS/ }, bad)
+  }
+})

@@ -1,6 +1,7 @@
 // npm run faults itself, on a tiny chain and two of its scenarios, so that
 // the suite cannot rot: it starts its gateway, kills Geth under load, makes
-// a reorg, revokes a key under its open sockets, holds 1,000 idle connections,
+// a reorg, revokes a key under its open sockets, kills Geth with an upstream
+// that answers meanwhile, holds 1,000 idle connections,
 // sends oversized verification forms and random keys, prints a verdict row per
 // scenario and exits 0.
 import t from 'tap'
@@ -31,6 +32,16 @@ t.test('npm run faults on a tiny chain passes geth-kill, reorg and revoked-key a
   t.match(out, /^ {2}key's sockets closed: JSON-RPC 1008 "API key revoked" by \d+ ms after ops exited; GraphQL 1008 .*; Phoenix 1008 /m)
   t.match(out, /^ {2}public sockets still open: 3 of 3$/m)
   t.notMatch(out, /postgres|backfill|disk full/, 'the other scenarios did not run')
+  t.match(out, /\nfaults: PASS\n?$/)
+})
+
+t.test('npm run faults: Geth killed under load with an upstream peered to it (geth-kill-upstream): nearly no -32603 while it restarts', async (t) => {
+  const { exitCode, out, all } = await runFaults({ FAULTS_ONLY: 'geth-kill-upstream' })
+  t.equal(exitCode, 0, all)
+  t.match(out, /^Geth SIGKILL under JSON-RPC load, with an upstream +PASS +\d+ s$/m)
+  t.match(out, /^ {2}upstream synced \d+ blocks over p2p in [\d.]+ s$/m)
+  t.match(out, /^ {2}down [\d.]+ s; \d+ reads: \d+ results, [0-5] -32603, 0 other; .* the upstream answered [1-9]\d* requests$/m)
+  t.match(out, /^ {2}verify-index: verified blocks 0\.\.\d+ \(\d+ blocks\): no mismatches$/m)
   t.match(out, /\nfaults: PASS\n?$/)
 })
 

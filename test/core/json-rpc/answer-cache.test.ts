@@ -207,3 +207,16 @@ t.test('after a reorg to a shorter branch, a block shown above the new head drop
   fill(cache, 'eth_getTransactionReceipt', ['0x' + '4'.repeat(64)], '{"blockNumber":"0x9"}')
   t.equal(cache.find(balance), undefined, 'block 9 of branch b was shown: the answers of block 8 go')
 })
+
+t.test('an answer another node gave while ours was down (RPC_UPSTREAMS) is passed on, never kept', async (t) => {
+  const { cache, hear } = setup()
+  hear(head('a', 1))
+  for (const [method, params] of [['eth_blockNumber', []], ['eth_getBlockByNumber', ['0x1', false]]] as const) {
+    const plan = cache.plan(method, [...params])!
+    const flight = cache.join(plan)
+    flight.settle!({ text: '"0x7"', upstream: 'http://127.0.0.1:1' })
+    t.same(await flight.answer, { text: '"0x7"', upstream: 'http://127.0.0.1:1' }, `${method}: the asker gets it`)
+    t.equal(cache.find(plan), undefined, `${method}: it is of the upstream's head, not of the heads heard`)
+  }
+  t.equal(cache.find(fill(cache, 'eth_blockNumber', [], '"0x1"')), '"0x1"', 'the local node\'s answer is kept')
+})

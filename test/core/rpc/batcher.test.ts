@@ -67,3 +67,13 @@ t.test('a node that is down rejects every waiting call', async (t) => {
   const batcher = createRpcBatcher({ ...node.rpc, send: async () => { throw new Error('down') } })
   await t.rejects(Promise.all([batcher.call('eth_blockNumber', []), batcher.call('eth_gasPrice', [])]), /down/)
 })
+
+t.test('an answer from another node than the local one (core/json-rpc/failover.ts) says so, alone or in a batch', async (t) => {
+  // The real client, its answers marked as failover.ts marks an upstream's.
+  const elsewhere: RpcClient = { ...node.rpc, send: async (body, signal) => ({ ...await node.rpc.send(body, signal), upstream: 'http://127.0.0.1:1' }) }
+  const batcher = createRpcBatcher(elsewhere)
+  t.match(await batcher.call('eth_blockNumber', []), { result: /^0x/, upstream: 'http://127.0.0.1:1' }, 'alone')
+  const both = await Promise.all([batcher.call('eth_chainId', []), batcher.call('eth_getBlockByNumber', ['0x0', false])])
+  t.match(both, [{ upstream: 'http://127.0.0.1:1' }, { upstream: 'http://127.0.0.1:1' }], 'in a batch')
+  t.equal((await createRpcBatcher(node.rpc).call('eth_blockNumber', [])).upstream, undefined, 'the local node\'s are not marked')
+})
