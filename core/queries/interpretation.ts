@@ -4,7 +4,6 @@ import { epochColumn, hexColumn } from './columns.ts'
 import type { QueryDb } from './query-db.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { TokenTransferRecord } from './token-transfers.ts'
-import type { LogRecord } from './logs.ts'
 import { LISTED, type InternalTransactionRecord } from './internal-transactions.ts'
 
 /** Transfers read for a summary: enough to count an airdrop's recipients; past this a summary counts what it read. */
@@ -41,7 +40,7 @@ export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Pr
 const MAX_INTERPRETED_LOGS = PAGE_SIZE + 1
 
 export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_address' | 'token_type' | 'from' | 'to' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'>
-export type InterpretedLogRow = Pick<LogRecord, 'log_index' | 'address' | 'topic0' | 'topic1' | 'topic2' | 'topic3' | 'data'>
+export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
 export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'error' | 'trace_index'>
 
 /**

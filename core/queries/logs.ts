@@ -1,32 +1,29 @@
 // Event logs for the explorer APIs: a transaction's in log order (index
 // logs_transaction), an address's newest first (index logs_address).
 import type { Knex } from 'knex'
+import type { Hex, LogRow } from '../rows.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
-export type LogRecord = {
-  block_number: number
-  log_index: number
-  transaction_hash: Buffer
-  address: Buffer
-  topic0: Buffer | null
-  topic1: Buffer | null
-  topic2: Buffer | null
-  topic3: Buffer | null
-  data: Buffer
-  block_hash: Buffer
-  timestamp: Date
+/** A log as stored, with its block and what the explorer shows of its addresses. */
+export type LogRecord = Omit<LogRow, 'transaction_index'> & {
+  block_hash: Hex
+  /** Seconds since the epoch. */
+  timestamp: number
   address_is_contract: boolean
   /** The transaction's recipient: Blockscout names it the log's smart_contract. */
-  transaction_to: Buffer | null
+  transaction_to: Hex | null
   transaction_to_is_contract: boolean
 }
 
 export type LogCursor = { blockNumber: number, index: number }
 
-const COLUMNS = `l.block_number, l.log_index, l.transaction_hash, l.address, l.topic0, l.topic1, l.topic2, l.topic3, l.data,
-  b.hash as block_hash, b.timestamp, coalesce(la.contract_code is not null, false) as address_is_contract,
-  t."to" as transaction_to, coalesce(ta.contract_code is not null, false) as transaction_to_is_contract`
+const COLUMNS = `l.block_number::int as block_number, l.log_index, ${hexColumn('l.transaction_hash')} as transaction_hash, ${hexColumn('l.address')} as address,
+  ${hexColumn('l.topic0')} as topic0, ${hexColumn('l.topic1')} as topic1, ${hexColumn('l.topic2')} as topic2, ${hexColumn('l.topic3')} as topic3,
+  ${hexColumn('l.data')} as data, ${hexColumn('b.hash')} as block_hash, ${epochColumn('b.timestamp')} as timestamp,
+  coalesce(la.contract_code is not null, false) as address_is_contract,
+  ${hexColumn('t."to"')} as transaction_to, coalesce(ta.contract_code is not null, false) as transaction_to_is_contract`
 
 const JOINS = `join blocks b on b.number = l.block_number
   join transactions t on t.hash = l.transaction_hash
@@ -35,7 +32,7 @@ const JOINS = `join blocks b on b.number = l.block_number
 
 async function select (db: QueryDb, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<LogRecord[]> {
   const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) l ${JOINS} ${order}`, bindings)
-  return rows.map((r: LogRecord) => ({ ...r, block_number: Number(r.block_number) }))
+  return rows
 }
 
 /** A transaction's logs after log index `afterIndex`: one more than a page. */

@@ -26,7 +26,7 @@ export async function decodeTransactionInputs (decoder: Decoder, rows: readonly 
 /** Each log's decoding, by its emitter's verified ABI or the selector table. */
 export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]): Promise<(log: LogRecord) => DecodedLog | null> {
   const decoded = new Map<LogRecord, DecodedLog | null>()
-  await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(hex(l.address), logTopics(l), hex(l.data)))))
+  await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(l.address, logTopics(l), l.data))))
   return (l) => decoded.get(l) ?? null
 }
 
