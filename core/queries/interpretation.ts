@@ -39,7 +39,7 @@ export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Pr
 /** Logs and inner calls read for a summary, as the REST pages of them hold at most (one page and one more). */
 const MAX_INTERPRETED_LOGS = PAGE_SIZE + 1
 
-export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_address' | 'token_type' | 'from' | 'to' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'>
+export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'> & { token_address: Buffer, from: Buffer, to: Buffer }
 export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
 export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'error' | 'trace_index'>
 

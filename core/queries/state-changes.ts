@@ -5,19 +5,19 @@
 // balances come from the index: the transfers before the transaction summed,
 // then this transaction's transfers applied.
 import type { RpcClient } from '../rpc/client.ts'
+import { ZERO_ADDRESS, type Hex } from '../rows.ts'
+import { hexColumn } from './columns.ts'
 import type { TokenTransferRecord } from './token-transfers.ts'
 import type { QueryDb } from './query-db.ts'
-
-const ZERO_ADDRESS = '00'.repeat(20)
 
 type PrestateAccount = { balance?: string }
 type PrestateDiff = { pre: Record<string, PrestateAccount>, post: Record<string, PrestateAccount> }
 
-export type CoinChange = { address: Buffer, is_contract: boolean, is_miner: boolean, before: bigint, after: bigint }
+export type CoinChange = { address: Hex, is_contract: boolean, is_miner: boolean, before: bigint, after: bigint }
 
 /** One holder's balance of one token (and, for ERC-1155, one id); ERC-721 counts the holder's tokens. */
 export type TokenChange = {
-  address: Buffer
+  address: Hex
   is_contract: boolean
   is_miner: boolean
   token: TokenTransferRecord
@@ -30,12 +30,13 @@ export type TokenChange = {
 
 export type StateChanges = { coin: CoinChange[], token: TokenChange[] }
 
-type TransactionPosition = { block_number: string, transaction_index: number, miner: Buffer, from: Buffer, to: Buffer | null }
+type TransactionPosition = { block_number: string, transaction_index: number, miner: Hex, from: Hex, to: Hex | null }
 
 /** Undefined when the transaction is not indexed. */
 export async function readStateChanges (db: QueryDb, { rpc, hash, transfers }: { rpc: RpcClient, hash: Buffer, transfers: TokenTransferRecord[] }): Promise<StateChanges | undefined> {
   // The tip goes to the block's author: on clique the signer (the header's miner is the zero address).
-  const { rows } = await db.knex.raw(`select t.block_number, t.transaction_index, coalesce(b.signer, b.miner) as miner, t."from", t."to"
+  const { rows } = await db.knex.raw(`select t.block_number, t.transaction_index, ${hexColumn('coalesce(b.signer, b.miner)')} as miner,
+    ${hexColumn('t."from"')} as "from", ${hexColumn('t."to"')} as "to"
     from transactions t join blocks b on b.number = t.block_number where t.hash = ?`, [hash])
   const tx = rows[0] as TransactionPosition | undefined
   if (tx === undefined) return undefined
@@ -44,10 +45,9 @@ export async function readStateChanges (db: QueryDb, { rpc, hash, transfers }: {
   await fillTokenBalancesBefore(db, tx, token)
   const coin = coinChanges(diff, tx)
   const contracts = await contractAddresses(db, [...coin, ...token].map((c) => c.address))
-  const miner = tx.miner.toString('hex')
   for (const change of [...coin, ...token]) {
-    change.is_contract = contracts.has(change.address.toString('hex'))
-    change.is_miner = change.address.toString('hex') === miner
+    change.is_contract = contracts.has(change.address)
+    change.is_miner = change.address === tx.miner
   }
   return { coin, token }
 }
@@ -66,11 +66,12 @@ function coinChanges (diff: PrestateDiff, tx: TransactionPosition): CoinChange[]
     const post = balance(diff.post, address)
     const before = BigInt(pre?.balance ?? '0x0')
     const after = post === undefined ? (pre === undefined ? before : 0n) : BigInt(post.balance ?? pre?.balance ?? '0x0')
-    if (before !== after) changes.push({ address: Buffer.from(address, 'hex'), is_contract: false, is_miner: false, before, after })
+    if (before !== after) changes.push({ address: `0x${address}`, is_contract: false, is_miner: false, before, after })
   }
   // The sender and the recipient first, as an explorer reads them; the rest by address.
-  const rank = (c: CoinChange) => c.address.equals(tx.from) ? 0 : tx.to !== null && c.address.equals(tx.to) ? 1 : 2
-  return changes.sort((a, b) => rank(a) - rank(b) || Buffer.compare(a.address, b.address))
+  const rank = (c: CoinChange) => c.address === tx.from ? 0 : c.address === tx.to ? 1 : 2
+  // Lower-case hex of one length sorts as its bytes do.
+  return changes.sort((a, b) => rank(a) - rank(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
 }
 
 /** Per holder and token (and id for ERC-1155), in the order the transfers came; the zero address (mint and burn) is no holder. */
@@ -78,9 +79,9 @@ function tokenChanges (transfers: TokenTransferRecord[]): TokenChange[] {
   const changes = new Map<string, TokenChange>()
   for (const t of transfers) {
     for (const [holder, direction, sign] of [[t.from, 'from', -1n], [t.to, 'to', 1n]] as const) {
-      if (holder.toString('hex') === ZERO_ADDRESS) continue
+      if (holder === ZERO_ADDRESS) continue
       const tokenId = t.token_type === 'ERC-1155' ? t.token_id : null
-      const key = `${holder.toString('hex')}:${t.token_address.toString('hex')}:${tokenId ?? ''}`
+      const key = `${holder}:${t.token_address}:${tokenId ?? ''}`
       let change = changes.get(key)
       if (change === undefined) {
         change = { address: holder, is_contract: false, is_miner: false, token: t, token_id: tokenId, before: 0n, after: 0n, moves: [] }
@@ -107,7 +108,7 @@ async function fillTokenBalancesBefore (db: QueryDb, tx: TransactionPosition, ch
     ), 0)::text as before
     from unnest(?::text[], ?::text[], ?::numeric[]) with ordinality as k0(holder_hex, token_hex, token_id, n)
     cross join lateral (select k0.n, decode(k0.holder_hex, 'hex') as holder, decode(k0.token_hex, 'hex') as token, k0.token_id) k`,
-  [tx.block_number, tx.transaction_index, changes.map((c) => c.address.toString('hex')), changes.map((c) => c.token.token_address.toString('hex')),
+  [tx.block_number, tx.transaction_index, changes.map((c) => c.address.slice(2)), changes.map((c) => c.token.token_address.slice(2)),
     changes.map((c) => c.token_id) as string[]])
   for (const row of rows as Array<{ n: string, before: string }>) {
     const change = changes[Number(row.n) - 1]!
@@ -116,8 +117,8 @@ async function fillTokenBalancesBefore (db: QueryDb, tx: TransactionPosition, ch
   }
 }
 
-async function contractAddresses (db: QueryDb, addresses: Buffer[]): Promise<Set<string>> {
+async function contractAddresses (db: QueryDb, addresses: Hex[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set()
-  const rows = await db.knex('addresses').whereIn('hash', addresses).whereNotNull('contract_code').select('hash')
-  return new Set(rows.map((r: { hash: Buffer }) => r.hash.toString('hex')))
+  const rows = await db.knex('addresses').whereIn('hash', addresses.map((a) => Buffer.from(a.slice(2), 'hex'))).whereNotNull('contract_code').select('hash')
+  return new Set(rows.map((r: { hash: Buffer }) => '0x' + r.hash.toString('hex')))
 }

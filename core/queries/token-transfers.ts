@@ -2,33 +2,23 @@
 // Lists run in (block, log index, batch index) order, newest first, except a
 // transaction's own transfers, which run in log order as Blockscout shows them.
 import type { Knex } from 'knex'
-import type { TokenType } from '../rows.ts'
-import { hexColumn } from './columns.ts'
+import type { Hex, TokenTransferRow, TokenType } from '../rows.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
 /** A transfer with its block, token and parties, as the REST lists show it. */
-export type TokenTransferRecord = {
-  transaction_hash: Buffer
-  block_number: number
-  block_hash: Buffer
-  timestamp: Date
-  log_index: number
-  /** Position inside an ERC-1155 TransferBatch; 0 otherwise. */
-  batch_index: number
-  token_address: Buffer
-  token_type: string
-  from: Buffer
-  to: Buffer
-  amount: string
-  token_id: string | null
+export type TokenTransferRecord = Omit<TokenTransferRow, 'transaction_index'> & {
+  block_hash: Hex
+  /** Seconds since the epoch. */
+  timestamp: number
   name: string | null
   symbol: string | null
   decimals: number | null
   total_supply: string | null
   holder_count: number
-  /** The first 4 bytes of the transaction's input (its method selector; fewer for a short input): a page of an airdrop's transfers must not read its whole calldata once per row. */
-  method_id: Buffer
+  /** The first 4 bytes of the transaction's input as 0x-hex (its method selector; fewer for a short input): a page of an airdrop's transfers must not read its whole calldata once per row. */
+  method_id: Hex
   from_is_contract: boolean
   to_is_contract: boolean
 }
@@ -36,9 +26,10 @@ export type TokenTransferRecord = {
 /** Exclusive keyset position; batchIndex BEFORE_ALL / AFTER_ALL passes a whole log. */
 export type TokenTransferCursor = { blockNumber: number, logIndex: number, batchIndex: number }
 
-const COLUMNS = `tt.transaction_hash, tt.block_number, b.hash as block_hash, b.timestamp, tt.log_index, tt.batch_index, tt.token_address,
-  tt.token_type, tt."from", tt."to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text,
-  coalesce(k.holder_count, 0) as holder_count, substring(t.input from 1 for 4) as method_id,
+const COLUMNS = `${hexColumn('tt.transaction_hash')} as transaction_hash, tt.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash,
+  ${epochColumn('b.timestamp')} as timestamp, tt.log_index, tt.batch_index, ${hexColumn('tt.token_address')} as token_address,
+  tt.token_type, ${hexColumn('tt."from"')} as "from", ${hexColumn('tt."to"')} as "to", tt.amount::text, tt.token_id::text, k.name, k.symbol, k.decimals, k.total_supply::text,
+  coalesce(k.holder_count, 0) as holder_count, ${hexColumn('substring(t.input from 1 for 4)')} as method_id,
   coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract`
 
 const JOINS = `join blocks b on b.number = tt.block_number
@@ -53,7 +44,7 @@ const LIMIT = PAGE_SIZE + 1
 
 async function select (db: QueryDb, inner: string, order: string, bindings: Knex.RawBinding[]): Promise<TokenTransferRecord[]> {
   const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) tt ${JOINS} ${order}`, bindings)
-  return rows.map((r: TokenTransferRecord) => ({ ...r, block_number: Number(r.block_number) }))
+  return rows
 }
 
 function before (cursor: TokenTransferCursor | undefined) {
@@ -124,13 +115,12 @@ export async function listTransactionTokenTransfersPage (db: QueryDb, { hash, ty
 
 /** A transaction's first `limit` token transfers in log order (and one more, to tell whether there are more). */
 export async function listTransactionTokenTransfers (db: QueryDb, { hash, limit }: { hash: Buffer, limit: number }): Promise<TokenTransferRecord[]> {
-  const rows = await db.prepared.rows<TokenTransferRecord>(`select ${COLUMNS} from token_transfers tt ${JOINS}
+  return await db.prepared.rows<TokenTransferRecord>(`select ${COLUMNS} from token_transfers tt ${JOINS}
     where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${limit + 1}`, [hash])
-  return rows.map((r) => ({ ...r, block_number: Number(r.block_number) }))
 }
 
 /** What a transfer's `method` is decoded from: its transaction's call, as the transaction detail decodes it. */
-export type TransferCall = { hash: Buffer, to: string | null, to_is_contract: boolean, input: string }
+export type TransferCall = { hash: Hex, to: Hex | null, to_is_contract: boolean, input: Hex }
 
 /**
  * The calls of the transactions `hashes` (a page's transfers' distinct
@@ -140,7 +130,7 @@ export type TransferCall = { hash: Buffer, to: string | null, to_is_contract: bo
 export async function readTransferCalls (db: QueryDb, { hashes }: { hashes: Buffer[] }): Promise<TransferCall[]> {
   if (hashes.length === 0) return []
   const { rows } = await db.knex.raw<{ rows: TransferCall[] }>(`
-    select t.hash, ${hexColumn('t."to"')} as "to", ${hexColumn('t.input')} as input,
+    select ${hexColumn('t.hash')} as hash, ${hexColumn('t."to"')} as "to", ${hexColumn('t.input')} as input,
       exists (select 1 from addresses a where a.hash = t."to" and a.contract_code is not null) as to_is_contract
     from transactions t where t.hash = any(?)`, [hashes])
   return rows

@@ -7,8 +7,8 @@ import type { TransactionJsonRow } from '../../core/queries/rest-transaction-jso
 import type { LogRecord } from '../../core/queries/logs.ts'
 import type { TokenTransferRecord, TransferCall } from '../../core/queries/token-transfers.ts'
 import { logTopics } from './present-log.ts'
-import { hex } from './present.ts'
-import { methodOf } from './present-transaction.ts'
+import { hashBytes } from './present.ts'
+import { methodOf, transferSelector } from './present-transaction.ts'
 
 type Call = Pick<TransactionJsonRow, 'to' | 'to_is_contract' | 'input'>
 
@@ -37,11 +37,10 @@ export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]):
  */
 export async function transferMethods (decoder: Decoder, readCalls: (options: { hashes: Buffer[] }) => Promise<TransferCall[]>,
   rows: readonly TokenTransferRecord[]): Promise<(t: TokenTransferRecord) => string | null> {
-  const selector = (t: TokenTransferRecord): string | null => t.method_id.length === 4 ? hex(t.method_id) : null
   const hashes = new Map<string, Buffer>()
-  for (const t of rows) if (t.method_id.length === 4) hashes.set(hex(t.transaction_hash), t.transaction_hash)
+  for (const t of rows) if (transferSelector(t) !== null) hashes.set(t.transaction_hash, hashBytes(t.transaction_hash))
   const calls = await readCalls({ hashes: [...hashes.values()] })
   const decoded = await decoder.decodeInputs(calls.map((c) => ({ to: c.to_is_contract ? c.to : null, input: c.input })))
-  const methods = new Map(calls.map((c, i) => [hex(c.hash), methodOf(c.input, decoded[i] ?? null)]))
-  return (t) => methods.get(hex(t.transaction_hash)) ?? selector(t)
+  const methods = new Map(calls.map((c, i) => [c.hash, methodOf(c.input, decoded[i] ?? null)]))
+  return (t) => methods.get(t.transaction_hash) ?? transferSelector(t)
 }
