@@ -2,6 +2,8 @@
 // lists leave out a transaction's own top-level call; the partial indexes of
 // migration 2026_11_21_3 hold exactly the listed rows in list order.
 import type { Knex } from 'knex'
+import type { InternalTransactionRow } from '../rows.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
@@ -9,19 +11,11 @@ import type { QueryDb } from './query-db.ts'
 /** The frames Blockscout lists: every one but a transaction's own top call. */
 export const LISTED = '(trace_index > 0 or type <> \'call\')'
 
-export type InternalTransactionRecord = {
-  block_number: number
-  transaction_index: number
-  trace_index: number
-  transaction_hash: Buffer
-  type: string
-  from: Buffer
-  to: Buffer | null
-  created_contract: Buffer | null
-  value: string
-  gas: string
-  error: string | null
-  timestamp: Date
+/** A listed frame with its block's time and whether its addresses hold code. */
+type ListedColumns = 'block_number' | 'transaction_index' | 'trace_index' | 'transaction_hash' | 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'gas' | 'error'
+export type InternalTransactionRecord = Pick<InternalTransactionRow, ListedColumns> & {
+  /** Seconds since the epoch. */
+  timestamp: number
   from_is_contract: boolean
   to_is_contract: boolean
 }
@@ -29,8 +23,9 @@ export type InternalTransactionRecord = {
 /** (block, transaction index, trace index): the position of a frame in the chain. */
 export type InternalTransactionCursor = { blockNumber: number, transactionIndex: number, index: number }
 
-const COLUMNS = `i.block_number, i.transaction_index, i.trace_index, i.transaction_hash, i.type, i."from", i."to", i.created_contract,
-  i.value::text, i.gas::text, i.error, b.timestamp,
+const COLUMNS = `i.block_number::int as block_number, i.transaction_index, i.trace_index, ${hexColumn('i.transaction_hash')} as transaction_hash, i.type,
+  ${hexColumn('i."from"')} as "from", ${hexColumn('i."to"')} as "to", ${hexColumn('i.created_contract')} as created_contract,
+  i.value::text, i.gas::text, i.error, ${epochColumn('b.timestamp')} as timestamp,
   coalesce(fa.contract_code is not null, false) as from_is_contract, coalesce(ta.contract_code is not null, false) as to_is_contract`
 
 const JOINS = `join blocks b on b.number = i.block_number
@@ -46,7 +41,7 @@ const OUTER_ORDER = {
 /** `inner` picks the page's rows from an index; the joins then run for those rows only. */
 async function select (db: QueryDb, inner: string, order: keyof typeof OUTER_ORDER, bindings: Knex.RawBinding[]): Promise<InternalTransactionRecord[]> {
   const { rows } = await db.knex.raw(`select ${COLUMNS} from (${inner}) i ${JOINS} ${OUTER_ORDER[order]}`, bindings)
-  return rows.map((r: InternalTransactionRecord) => ({ ...r, block_number: Number(r.block_number) }))
+  return rows
 }
 
 const before = (cursor: InternalTransactionCursor | undefined) => cursor === undefined
@@ -93,16 +88,13 @@ export async function listAddressInternalTransactions (db: QueryDb, { address, f
   return await select(db, `select * from (${inner}) s ${DESC} limit ${limit}`, 'desc', sides.flatMap(() => [address, ...after.bindings]))
 }
 
-export type TraceFrameRecord = Pick<InternalTransactionRecord, 'trace_index' | 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'gas' | 'error'> & {
-  gas_used: string
-  input: Buffer
-  output: Buffer | null
-  trace_address: number[]
-}
+export type TraceFrameRecord = Pick<InternalTransactionRow, 'trace_index' | 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'gas' | 'error' |
+  'gas_used' | 'input' | 'output' | 'trace_address'>
 
 /** Every frame of a transaction (its own call included), depth first. */
 export async function listTraceFrames (db: QueryDb, hash: Buffer): Promise<TraceFrameRecord[]> {
   return await db.knex('internal_transactions').where('transaction_hash', hash).orderBy('trace_index')
-    .select('trace_index', 'type', 'from', 'to', 'created_contract', db.knex.raw('value::text as value'), db.knex.raw('gas::text as gas'),
-      db.knex.raw('gas_used::text as gas_used'), 'input', 'output', 'error', 'trace_address')
+    .select('trace_index', 'type', db.knex.raw(`${hexColumn('"from"')} as "from"`), db.knex.raw(`${hexColumn('"to"')} as "to"`),
+      db.knex.raw(`${hexColumn('created_contract')} as created_contract`), db.knex.raw('value::text as value'), db.knex.raw('gas::text as gas'),
+      db.knex.raw('gas_used::text as gas_used'), db.knex.raw(`${hexColumn('input')} as input`), db.knex.raw(`${hexColumn('output')} as output`), 'error', 'trace_address')
 }

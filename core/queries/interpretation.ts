@@ -41,7 +41,7 @@ const MAX_INTERPRETED_LOGS = PAGE_SIZE + 1
 
 export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'> & { token_address: Buffer, from: Buffer, to: Buffer }
 export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
-export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'from' | 'to' | 'created_contract' | 'value' | 'error' | 'trace_index'>
+export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'value' | 'error' | 'trace_index'> & { from: Buffer, to: Buffer | null, created_contract: Buffer | null }
 
 /**
  * What a summary reads of a transaction's token transfers, logs and inner

@@ -25,7 +25,7 @@ export async function transactionTraceRoutes (app: RestApp, { names }: { names: 
     const frames = await queries.listTraceFrames(hash)
     // Every indexed transaction has at least its own frame.
     if (frames.length === 0 && !await queries.transactionExists(hash)) throw new NotFoundError()
-    return presentRawTrace(hash, frames)
+    return presentRawTrace(request.params.transaction_hash_param.toLowerCase(), frames)
   })
 
   app.get('/transactions/:transaction_hash_param/state-changes', {

@@ -83,6 +83,7 @@ async function recordRest (r: Recorder, chain: AnswerChain): Promise<void> {
   for (const { hash } of transactions.slice(0, 12)) {
     await r.get(`${v2}/transactions/${hash}/state-changes`)
     await r.get(`${v2}/transactions/${hash}/summary`)
+    await r.get(`${v2}/transactions/${hash}/raw-trace`)
   }
   await walk(r, `${v2}/token-transfers`)
   await walk(r, `${v2}/internal-transactions`)
