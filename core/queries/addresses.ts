@@ -1,5 +1,7 @@
 // Address reads for the explorer APIs. The addresses row holds the running
 // counters; the has_* flags are existence checks on indexed columns.
+import type { Hex } from '../rows.ts'
+import { hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import { TRANSACTION_JSON_COLUMNS, TRANSACTION_JSON_JOINS, type TransactionJsonRow } from './rest-transaction-json.ts'
 import type { TransactionCursor } from './transactions.ts'
@@ -8,9 +10,9 @@ import type { QueryDb } from './query-db.ts'
 export type AddressRecord = {
   coin_balance: string
   balance_block: number | null
-  contract_code: Buffer | null
-  creation_transaction: Buffer | null
-  creator: Buffer | null
+  contract_code: Hex | null
+  creation_transaction: Hex | null
+  creator: Hex | null
   creation_status: number | null
   transaction_count: string
   token_transfer_count: string
@@ -30,7 +32,8 @@ export type AddressRecord = {
  */
 export async function findAddress (db: QueryDb, hash: Buffer): Promise<AddressRecord | undefined> {
   const { rows } = await db.knex.raw(`
-    select a.coin_balance::text, a.balance_block, a.contract_code, a.creation_transaction, a.creator,
+    select a.coin_balance::text, a.balance_block::int as balance_block, ${hexColumn('a.contract_code')} as contract_code,
+      ${hexColumn('a.creation_transaction')} as creation_transaction, ${hexColumn('a.creator')} as creator,
       (select status from transactions t where t.hash = a.creation_transaction) as creation_status,
       a.transaction_count::text, a.token_transfer_count::text, a.gas_used::text,
       exists (select 1 from blocks b where b.signer = :hash) as has_validated_blocks,
@@ -38,8 +41,7 @@ export async function findAddress (db: QueryDb, hash: Buffer): Promise<AddressRe
       exists (select 1 from token_balances tb where tb.holder = :hash and tb.value > 0) as has_tokens,
       (select row_to_json(k) from (select type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = a.hash) k) as token
     from addresses a where a.hash = :hash`, { hash })
-  const row = rows[0]
-  return row === undefined ? undefined : { ...row, balance_block: row.balance_block === null ? null : Number(row.balance_block) }
+  return rows[0]
 }
 
 export async function countValidatedBlocks (db: QueryDb, hash: Buffer): Promise<string> {

@@ -1,19 +1,29 @@
 // Coin balance history of an address: one row per block that changed its
 // balance, with the change, newest first, read backwards along the
 // coin_balances primary key (address, block_number).
+import type { CoinBalanceRow, Hex } from '../rows.ts'
+import { epochColumn, hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
-export type CoinBalanceRecord = {
-  block_number: number
-  value: string
+/** A balance change: the balance row (less its address) with the change, its block's time and the transaction that made it. */
+export type CoinBalanceRecord = Omit<CoinBalanceRow, 'address'> & {
   delta: string
-  timestamp: Date
-  transaction_hash: Buffer | null
+  /** Seconds since the epoch. */
+  timestamp: number
+  transaction_hash: Hex | null
 }
 
 /** Blockscout's COIN_BALANCE_HISTORY_DAYS default: the by-day history covers this many days. */
 export const COIN_BALANCE_HISTORY_DAYS = 10
+
+/** The transaction of balance row `c`'s change (see listCoinBalanceHistory). */
+const CHANGE_TRANSACTION = `coalesce(
+  (select t.hash from transactions t where t.block_number = c.block_number and (t."from" = c.address or t."to" = c.address)
+    and (t.value > 0 or (t.effective_gas_price > 0 and t.gas_used > 0)) order by t.transaction_index limit 1),
+  (select i.transaction_hash from internal_transactions i where i.block_number = c.block_number
+    and (i."from" = c.address or i."to" = c.address) and i.value > 0 order by i.transaction_index, i.trace_index limit 1)
+)`
 
 /**
  * Rows below `before`. Blockscout leaves out blocks that touched the address
@@ -23,20 +33,15 @@ export const COIN_BALANCE_HISTORY_DAYS = 10
  */
 export async function listCoinBalanceHistory (db: QueryDb, { address, before }: { address: Buffer, before?: number }): Promise<CoinBalanceRecord[]> {
   const { rows } = await db.knex.raw(`
-    select c.block_number, c.value::text, (c.value - coalesce(p.value, 0))::text as delta, b.timestamp,
-      coalesce(
-        (select t.hash from transactions t where t.block_number = c.block_number and (t."from" = c.address or t."to" = c.address)
-          and (t.value > 0 or (t.effective_gas_price > 0 and t.gas_used > 0)) order by t.transaction_index limit 1),
-        (select i.transaction_hash from internal_transactions i where i.block_number = c.block_number
-          and (i."from" = c.address or i."to" = c.address) and i.value > 0 order by i.transaction_index, i.trace_index limit 1)
-      ) as transaction_hash
+    select c.block_number::int as block_number, c.value::text, (c.value - coalesce(p.value, 0))::text as delta, ${epochColumn('b.timestamp')} as timestamp,
+      ${hexColumn(CHANGE_TRANSACTION)} as transaction_hash
     from coin_balances c
     left join lateral (select value from coin_balances p where p.address = c.address and p.block_number < c.block_number
       order by p.block_number desc limit 1) p on true
     join blocks b on b.number = c.block_number
     where c.address = ? ${before === undefined ? '' : 'and c.block_number < ?'} and c.value <> coalesce(p.value, 0)
     order by c.block_number desc limit ${PAGE_SIZE + 1}`, before === undefined ? [address] : [address, before])
-  return rows.map((r: CoinBalanceRecord) => ({ ...r, block_number: Number(r.block_number) }))
+  return rows
 }
 
 export type DailyBalance = { date: string, value: string }

@@ -3,12 +3,13 @@
 // Blockscout does (balance descending, then hash ascending). Each order has
 // its own partial index on addresses (migration 3).
 import type { Knex } from 'knex'
+import type { Hex } from '../rows.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import { keysetPage, type KeyColumn } from './keyset.ts'
 import type { QueryDb } from './query-db.ts'
 
 export type TopAddressSort = 'balance' | 'transactions_count'
-export type TopAddressRecord = { hash: Buffer, coin_balance: string, transaction_count: string, is_contract: boolean }
+export type TopAddressRecord = { hash: Hex, coin_balance: string, transaction_count: string, is_contract: boolean }
 export type TopAddressCursor = { coinBalance: string, hash: Buffer, transactionCount: string }
 
 function orderKeys (sort: TopAddressSort | undefined, descending: boolean): KeyColumn[] {
@@ -32,5 +33,7 @@ export async function listTopAddresses (db: QueryDb, { sort, descending, cursor 
     cursor: cursor === undefined ? undefined : keys.map((k) => values[k.column]!),
     limit: PAGE_SIZE + 1
   })
-  return (await db.knex.raw(sql, bindings)).rows
+  // The hash is read as bytes, which the keyset orders by and its index holds, and handed out as hex.
+  const rows: Array<Omit<TopAddressRecord, 'hash'> & { hash: Buffer }> = (await db.knex.raw(sql, bindings)).rows
+  return rows.map((r) => ({ ...r, hash: `0x${r.hash.toString('hex')}` }))
 }
