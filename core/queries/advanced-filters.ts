@@ -12,6 +12,7 @@ import { TOKEN_TYPES, type TokenType } from '../rows.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import { epochColumn, hexColumn } from './columns.ts'
 import type { QueryDb } from './query-db.ts'
+import type { TokenRecord } from './tokens.ts'
 
 export const ITEM_KINDS = ['coin_transfer', 'contract_interaction', 'contract_creation'] as const
 export type ItemKind = typeof ITEM_KINDS[number]
@@ -265,8 +266,9 @@ export async function resolveAge (db: QueryDb, { from, to }: { from?: Date, to?:
 }
 
 /** The tokens the filter names, for search_params. */
-export async function findFilterTokens (db: QueryDb, addresses: Buffer[]): Promise<Array<{ address: Buffer, type: string, name: string | null, symbol: string | null, decimals: number | null, total_supply: string | null, holder_count: number }>> {
+export async function findFilterTokens (db: QueryDb, addresses: Buffer[]): Promise<TokenRecord[]> {
   if (addresses.length === 0) return []
-  const { rows } = await db.knex.raw('select address, type, name, symbol, decimals, total_supply::text, holder_count from tokens where address = any(?::bytea[])', [any(addresses)])
+  const { rows } = await db.knex.raw(`select ${hexColumn('address')} as address, type, name, symbol, decimals, total_supply::text, holder_count
+    from tokens where address = any(?::bytea[])`, [any(addresses)])
   return rows
 }

@@ -2,6 +2,7 @@
 // its owner from token_balances. Blockscout keeps a row per instance; here
 // the ids are read from token_transfers_token_id by a loose index scan (one
 // index probe per id), so a deep page costs what the first does.
+import { hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { HolderRecord } from './tokens.ts'
 import type { QueryDb } from './query-db.ts'
@@ -79,7 +80,7 @@ export async function findTokenInstance (db: QueryDb, { token, tokenId }: { toke
 export async function listInstanceHolders (db: QueryDb, { token, tokenId, cursor }: { token: Buffer, tokenId: string, cursor?: { value: string, holder: Buffer } }): Promise<HolderRecord[]> {
   const after = cursor === undefined ? '' : 'and (b.value, b.holder) < (?::numeric, ?)'
   const { rows } = await db.knex.raw(`
-    select b.holder, b.token_id::text, b.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
+    select ${hexColumn('b.holder')} as holder, b.token_id::text, b.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
     from (select * from token_balances b where b.token_address = ? and b.token_id = ?::numeric and b.token_id >= 0 and b.value > 0 ${after}
       order by b.value desc, b.holder desc limit ${PAGE_SIZE + 1}) b
     left join addresses a on a.hash = b.holder

@@ -2,11 +2,13 @@
 // (holders, then name, then address), a token, its counters and its holders.
 // Every list is a keyset page read from an index in its own order.
 import type { Knex } from 'knex'
+import type { Hex } from '../rows.ts'
+import { hexColumn } from './columns.ts'
 import { PAGE_SIZE } from './page-size.ts'
 import type { QueryDb } from './query-db.ts'
 
 export type TokenRecord = {
-  address: Buffer
+  address: Hex
   type: string
   name: string | null
   symbol: string | null
@@ -22,7 +24,13 @@ export const tokenJoin = (address: string): string => `cross join lateral (selec
 
 export type TokenJson = Omit<TokenRecord, 'address'> & { address: string }
 /** A TokenRecord from row_to_json(t), which writes bytea as '\x...' text. */
-export const tokenFromJson = (json: TokenJson): TokenRecord => ({ ...json, address: Buffer.from(json.address.slice(2), 'hex') })
+export const tokenFromJson = (json: TokenJson): TokenRecord => ({ ...json, address: `0x${json.address.slice(2)}` })
+
+/**
+ * A token row as read (its address as bytes, which the lists' keysets order
+ * by) with the address as 0x-hex.
+ */
+const tokenFromRow = (row: Omit<TokenRecord, 'address'> & { address: Buffer }): TokenRecord => ({ ...row, address: `0x${row.address.toString('hex')}` })
 
 export type TokenListCursor = { holderCount: number, isNameNull: boolean, name: string | null, address: Buffer }
 export type TokenListFilter = { types: string[] | undefined, q: string | undefined }
@@ -68,7 +76,7 @@ export async function listTokens (db: QueryDb, { filter, holdersAscending, curso
     const bindings: Knex.RawBinding[] = []
     const where = filterSql(filter, bindings)
     const { rows } = await db.knex.raw(`select ${TOKEN_COLUMNS} from tokens k where true ${where} ${order('k.')} limit ${limit}`, bindings)
-    return rows
+    return rows.map(tokenFromRow)
   }
   const sameBindings: Knex.RawBinding[] = [cursor.holderCount]
   const rest = cursor.isNameNull
@@ -83,12 +91,12 @@ export async function listTokens (db: QueryDb, { filter, holdersAscending, curso
     union all
     (select ${TOKEN_COLUMNS}, 1 as part from tokens k where k.holder_count ${holdersAscending ? '>' : '<'} ? ${lowerWhere} ${order('k.')} limit ${limit})
     ) k ${order('k.').replace('order by ', 'order by k.part, ')} limit ${limit}`, [...sameBindings, ...lowerBindings])
-  return rows
+  return rows.map(tokenFromRow)
 }
 
 export async function findToken (db: QueryDb, address: Buffer): Promise<TokenRecord | undefined> {
   const { rows } = await db.knex.raw(`select ${TOKEN_COLUMNS} from tokens k where k.address = ?`, [address])
-  return rows[0]
+  return rows[0] === undefined ? undefined : tokenFromRow(rows[0])
 }
 
 /** Transfers as Blockscout counts them: one per log (an ERC-1155 batch is one transfer). */
@@ -97,14 +105,14 @@ export async function countTokenTransfers (db: QueryDb, address: Buffer): Promis
   return rows[0].n
 }
 
-export type HolderRecord = { holder: Buffer, holder_is_contract: boolean, token_id: string, value: string }
+export type HolderRecord = { holder: Hex, holder_is_contract: boolean, token_id: string, value: string }
 export type HolderCursor = { value: string, holder: Buffer, tokenId: string }
 
 /** Holders by value, then address (both descending), then id for ERC-1155: the order of token_holdings_token_value. */
 export async function listTokenHolders (db: QueryDb, { token, cursor }: { token: Buffer, cursor?: HolderCursor }): Promise<HolderRecord[]> {
   const after = cursor === undefined ? '' : 'and (h.value, h.holder, h.token_id) < (?::numeric, ?, ?::numeric)'
   const { rows } = await db.knex.raw(`
-    select h.holder, h.token_id::text, h.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
+    select ${hexColumn('h.holder')} as holder, h.token_id::text, h.value::text, coalesce(a.contract_code is not null, false) as holder_is_contract
     from (select * from token_holdings h where h.token_address = ? and h.value > 0 ${after}
       order by h.value desc, h.holder desc, h.token_id desc limit ${PAGE_SIZE + 1}) h
     left join addresses a on a.hash = h.holder

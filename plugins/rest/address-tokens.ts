@@ -48,7 +48,7 @@ export async function addressTokenRoutes (app: RestApp): Promise<void> {
     const rows = await queries.listHoldings({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     // An ERC-1155 holding (an id held) carries its instance: the page's all read at once.
     const perId = rows.slice(0, PAGE_SIZE).filter((h) => tokenIdOf(h) !== null)
-    const instances = await queries.findTokenInstances(perId.map((h) => ({ token: h.token.address, tokenId: h.token_id })))
+    const instances = await queries.findTokenInstances(perId.map((h) => ({ token: hashBytes(h.token.address), tokenId: h.token_id })))
     const instanceOf = new Map(perId.map((h, i) => [h, instances[i]!]))
     return toPage(rows, (h) => {
       const instance = instanceOf.get(h)

@@ -9,6 +9,7 @@ import { addressHashParams, addressObject as addressSchema, itemsCount, query, t
 import { blockIndexCursor, listCursor } from './pages.ts'
 import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
+import type { Hex } from '../../core/rows.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 import type { AddressNameReader, AddressNames } from '../../core/address-names/index.ts'
 import type { ProxyDetector, ProxyInfo } from '../../core/verify/proxy.ts'
@@ -61,7 +62,7 @@ function proxyMembers (proxy: ProxyInfo | undefined, names: AddressNames, ownVer
   return { ...presentProxy(proxy, implementations), is_verified: ownVerified || verifiedAsProxy }
 }
 
-function presentAddress (address: string, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
+function presentAddress (address: Hex, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
   const token = a?.token ?? null
   const shown = addressObject(address, a?.contract_code != null, names)
   return {
@@ -92,7 +93,7 @@ export async function addressRoutes (app: RestApp, { decoder, names, proxies }: 
   app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
-    const address = request.params.address_hash_param.toLowerCase()
+    const address = request.params.address_hash_param.toLowerCase() as Hex
     const found = await queries.findAddress(hashBytes(address))
     const code = found?.contract_code
     // Proxy slots are read from the node: without it (or while it does not answer) the address shows as no proxy.

@@ -10,7 +10,7 @@
 import { id } from 'ethers'
 import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind } from '../../core/queries/advanced-filters.ts'
 import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
+import { TOKEN_TYPES, type Hex, type TokenType } from '../../core/rows.ts'
 import { clampBigint, clampInteger } from '../../core/queries/cursor.ts'
 import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
 import { presentToken } from './present-token.ts'
@@ -130,7 +130,7 @@ const INTERNAL_KIND = 2
 function presentItem (r: AdvancedFilterRow, names: AddressNames = NO_NAMES) {
   const isTransfer = r.kind === TRANSFER_KIND
   const token = isTransfer
-    ? { address: hashBytes(r.token_address!), type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
+    ? { address: r.token_address! as Hex, type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
     : undefined
   return {
     hash: r.hash,

@@ -6,8 +6,7 @@ import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
 const ZERO_ADDRESS = Buffer.alloc(20)
 
-/** `address`: a token transfer's is 0x-hex already. */
-export function presentToken (t: Omit<TokenRecord, 'address'> & { address: TokenRecord['address'] | string }) {
+export function presentToken (t: TokenRecord) {
   return {
     address_hash: checksumAddress(t.address),
     name: t.name,
