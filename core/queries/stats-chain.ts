@@ -2,7 +2,7 @@
 // statement. Totals and "today" (the UTC day) are the Stats API's daily sums
 // (stats-sql.ts), so no table of the chain is counted; the pace is taken over
 // the newest blocks.
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 import { newestBlocks, PACE_BLOCKS, sumDays, UTC_TODAY } from './stats-sql.ts'
 
 export { PACE_BLOCKS }

@@ -2,7 +2,7 @@
 // one row a day), the pace from the newest blocks, and the rolling windows
 // (24 hours) from the blocks the window holds, found on the timestamp index.
 import { formatUnits } from 'ethers'
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 import { newestBlocks, sumDays, UTC_TODAY, WINDOW_BLOCKS } from './stats-sql.ts'
 
 export type Counter = { id: string, value: string, title: string, units: string | null, description: string }

@@ -1,7 +1,7 @@
 // Transactions a day for Blockscout's transactions chart: the last 30 UTC days
 // up to yesterday (today is not over), every day present, newest first.
 // Read from the Stats API's daily sums (stats_daily, kept by core/stats/daily-stats.ts).
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 
 export const CHART_DAYS = 30
 

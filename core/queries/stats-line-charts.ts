@@ -3,7 +3,7 @@
 // rows. Periods with no row are filled (zero, or the running total), and the
 // period still under way is approximate. The catalogue (createLineCharts)
 // names the charts in the coin's symbol; what a chart reads does not depend on it.
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 
 export const RESOLUTIONS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const
 export type Resolution = typeof RESOLUTIONS[number]

@@ -1,7 +1,7 @@
 // The Stats API's pages: counters and a chart gathered as the front end's
 // pages show them (the service's MainPageStats, TransactionsPageStats,
 // ContractsPageStats).
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 import { readCounters, type Counter } from './stats-counters.ts'
 import { createLineCharts, readLinePoints, type LineChartInfo, type Point } from './stats-line-charts.ts'
 

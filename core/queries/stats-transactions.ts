@@ -1,7 +1,7 @@
 // Blockscout's /api/v2/transactions/stats: the last 24 hours' transactions
 // and their fees. The window is found on the block timestamp index, then its
 // transactions read by block number.
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 import { WINDOW_BLOCKS } from './stats-sql.ts'
 
 export type TransactionStats = { count24h: string, feesSum24h: string, feesAverage24h: string }

@@ -1,7 +1,7 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/addresses/coin-balances.ts'
 import { addressObject, blockMiner, epochTimestamp, presentBlock, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'

@@ -1,9 +1,9 @@
 // An address's NFTs: each id it holds (/nft) or each collection with its
 // highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
 // Blockscout pages them (collection address, id, type).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type HeldInstance } from '../../core/queries/address-nfts.ts'
-import type { TokenRecord } from '../../core/queries/tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type HeldInstance } from '../../core/queries/addresses/address-nfts.ts'
+import type { TokenRecord } from '../../core/queries/tokens/tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { TOKEN_TYPES } from '../../core/rows.ts'

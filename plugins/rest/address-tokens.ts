@@ -1,7 +1,7 @@
 // What an address holds: token-balances (everything, unpaged) and tokens
 // (paged, type filter, ERC-1155 holdings with their instance).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type HoldingRecord } from '../../core/queries/address-tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type HoldingRecord } from '../../core/queries/addresses/address-tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'

@@ -3,9 +3,9 @@
 // creation, an input shorter than a selector or a call to an address without
 // code decode to nothing. The decoder caches per (to, input) and per log.
 import type { Decoder, DecodedInput, DecodedLog } from '../../core/decode/index.ts'
-import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import type { LogRecord } from '../../core/queries/logs.ts'
-import type { TokenTransferRecord, TransferCall } from '../../core/queries/token-transfers.ts'
+import type { TransactionJsonRow } from '../../core/queries/transactions/rest-transaction-json.ts'
+import type { LogRecord } from '../../core/queries/transactions/logs.ts'
+import type { TokenTransferRecord, TransferCall } from '../../core/queries/tokens/token-transfers.ts'
 import { logTopics } from './present-log.ts'
 import { hashBytes } from './present.ts'
 import { methodOf, transferSelector } from './present-transaction.ts'

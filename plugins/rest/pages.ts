@@ -2,9 +2,9 @@
 // next_page_params = the request's own parameters (less apikey, type and the
 // previous cursor) merged with the cursor taken from the page's last item, or
 // null on the last page. Queries read one row more than a page to know.
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/cursor.ts'
-import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/token-transfers.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/sql/cursor.ts'
+import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
 import { page } from './schemas.ts'
 
 /** A cursor key's query parameter: any schema with a JSON type (the next page's key is sent with that type). */

@@ -1,5 +1,5 @@
 // Blockscout's InternalTransaction and the Parity-style raw trace, from call frames.
-import type { InternalTransactionRecord, TraceFrameRecord } from '../../core/queries/internal-transactions.ts'
+import type { InternalTransactionRecord, TraceFrameRecord } from '../../core/queries/transactions/internal-transactions.ts'
 import { addressObject, epochTimestamp } from './present.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 

@@ -1,6 +1,6 @@
 // Blockscout's Log: always four topics (missing ones null), `decoded` by the
 // emitter's verified ABI or the selector table (core/decode; plugins/rest/decodings.ts).
-import type { LogRecord } from '../../core/queries/logs.ts'
+import type { LogRecord } from '../../core/queries/transactions/logs.ts'
 import type { DecodedLog } from '../../core/decode/index.ts'
 import { addressObject, epochTimestamp } from './present.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'

@@ -1,7 +1,7 @@
 // Blockscout's SearchItem shapes (discriminated by `type`) from search hits,
 // and the one schema that serialises every variant.
 import { getAddress } from 'ethers'
-import type { ContractHit, ExactHit, TokenHit } from '../../core/queries/search.ts'
+import type { ContractHit, ExactHit, TokenHit } from '../../core/queries/search/search.ts'
 import { hex, timestamp } from './present.ts'
 import { nullable } from './schemas.ts'
 

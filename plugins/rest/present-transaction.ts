@@ -1,13 +1,13 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
-import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
+import type { TransactionJsonRow } from '../../core/queries/transactions/rest-transaction-json.ts'
+import type { TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
 import { addressJson, addressObject, epochTimestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
 import type { DecodedInput } from '../../core/decode/index.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
-// The members PostgreSQL does not write (core/queries/rest-transaction-json.ts):
+// The members PostgreSQL does not write (core/queries/transactions/rest-transaction-json.ts):
 // nothing this index knows of (prices need an exchange feed) or that clique
 // Geth 1.13 has (EIP-7702, FHE).
 const CONSTANT_MEMBERS = ',"transaction_tag":null,"exchange_rate":null,' +

@@ -2,7 +2,7 @@
 // checksummed addresses in address objects, ISO timestamps with microseconds.
 import { checksumAddress } from '../../core/decode/checksum.ts'
 import type { FastifyReply } from 'fastify'
-import type { BlockRecord } from '../../core/queries/blocks.ts'
+import type { BlockRecord } from '../../core/queries/blocks/blocks.ts'
 import { NO_NAMES, type AddressName, type AddressNames } from '../../core/address-names/index.ts'
 
 export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
@@ -15,7 +15,7 @@ export const hashBytes = (hash: string): Buffer => Buffer.from(hash.slice(2), 'h
 // the Z make microseconds, without a regular expression per row.
 export const timestamp = (date: Date): string => date.toISOString().slice(0, -1) + '000Z'
 
-/** The same, from epoch seconds (core/queries/columns.ts's epochColumn). */
+/** The same, from epoch seconds (core/queries/sql/columns.ts's epochColumn). */
 export const epochTimestamp = (seconds: number): string => timestamp(new Date(seconds * 1000))
 
 /** An address as stored (bytes) or as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
@@ -30,7 +30,7 @@ const ADDRESS_OBJECTS_MAX = 100_000
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
 // of a page's garbage collection. Their JSON text is kept beside them, for
-// answers written as text (core/queries/rest-transaction-json.ts). A named
+// answers written as text (core/queries/transactions/rest-transaction-json.ts). A named
 // address's object is kept with the name it shows, and made again when the
 // page's names (core/address-names) bring another.
 type NamedEntry = { of: AddressName, isContract: boolean, object: AddressObject, json?: string }

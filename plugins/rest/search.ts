@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search/search.ts'
 import { presentContractHit, presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'

@@ -1,5 +1,5 @@
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type TokenListCursor } from '../../core/queries/tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type TokenListCursor } from '../../core/queries/tokens/tokens.ts'
 import { presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { addressObject, hashBytes } from './present.ts'

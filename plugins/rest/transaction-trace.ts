@@ -1,6 +1,6 @@
 // A transaction's execution: its raw trace (Parity style, from the indexed
 // call frames) and its balance changes (coin ones from Geth's prestateTracer).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges, stateChangeAddresses } from './present-state-change.ts'
