@@ -3,21 +3,24 @@
 // it or whose words its words begin (as /api/v2/tokens?q= and Blockscout's
 // search find them), and verified contracts by name alike. Tokens are paged
 // by (holder_count desc, address), filtered past the cursor.
+import type { Hex } from '../../rows.ts'
+import { epochColumn, hexColumn } from '../sql/columns.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 import { searchTerm, TOKEN_SEARCH_VECTOR } from '../tokens/tokens.ts'
 
-export type BlockHit = { number: number, hash: Buffer, timestamp: Date }
-export type TransactionHit = { hash: Buffer, timestamp: Date }
+/** `timestamp`: seconds since the epoch. */
+export type BlockHit = { number: number, hash: Hex, timestamp: number }
+export type TransactionHit = { hash: Hex, timestamp: number }
 export type AddressHit = {
-  hash: Buffer
+  hash: Hex
   is_contract: boolean
   /** The name its verified contract has; null when it has none. */
   verified_name: string | null
 }
 /** A verified contract whose name the query finds. */
-export type ContractHit = { address: Buffer, name: string }
+export type ContractHit = { address: Hex, name: string }
 export type TokenHit = {
-  address: Buffer
+  address: Hex
   name: string | null
   symbol: string | null
   type: string
@@ -73,18 +76,20 @@ export async function findExactHits (db: QueryDb, q: string): Promise<ExactHit[]
 }
 
 export async function findBlockHit (db: QueryDb, key: { number: number } | { hash: Buffer }): Promise<BlockHit | undefined> {
-  const row = await db.knex('blocks').where('number' in key ? { number: key.number } : { hash: key.hash }).first('number', 'hash', 'timestamp')
-  return row === undefined ? undefined : { number: Number(row.number), hash: row.hash, timestamp: row.timestamp }
+  const { rows } = await db.knex.raw(`select b.number::int as number, ${hexColumn('b.hash')} as hash, ${epochColumn('b.timestamp')} as timestamp
+    from blocks b where ${'number' in key ? 'b.number = ?' : 'b.hash = ?'}`, ['number' in key ? key.number : key.hash])
+  return rows[0]
 }
 
 export async function findTransactionHit (db: QueryDb, hash: Buffer): Promise<TransactionHit | undefined> {
-  const { rows } = await db.knex.raw('select t.hash, b.timestamp from transactions t join blocks b on b.number = t.block_number where t.hash = ?', [hash])
+  const { rows } = await db.knex.raw(`select ${hexColumn('t.hash')} as hash, ${epochColumn('b.timestamp')} as timestamp
+    from transactions t join blocks b on b.number = t.block_number where t.hash = ?`, [hash])
   return rows[0]
 }
 
 /** An address the index has seen (it has an addresses row). */
 export async function findAddressHit (db: QueryDb, hash: Buffer): Promise<AddressHit | undefined> {
-  const { rows } = await db.knex.raw(`select a.hash, a.contract_code is not null as is_contract, v.name as verified_name
+  const { rows } = await db.knex.raw(`select ${hexColumn('a.hash')} as hash, a.contract_code is not null as is_contract, v.name as verified_name
     from addresses a left join verified_contracts v on v.address = a.hash where a.hash = ?`, [hash])
   return rows[0]
 }
@@ -92,7 +97,7 @@ export async function findAddressHit (db: QueryDb, hash: Buffer): Promise<Addres
 const IS_VERIFIED = 'exists (select 1 from verified_contracts v where v.address = k.address) as verified'
 
 async function findTokenHit (db: QueryDb, address: Buffer): Promise<TokenHit | undefined> {
-  const { rows } = await db.knex.raw(`select k.address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count, true as exact, ${IS_VERIFIED}
+  const { rows } = await db.knex.raw(`select ${hexColumn('k.address')} as address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count, true as exact, ${IS_VERIFIED}
     from tokens k where k.address = ?`, [address])
   return rows[0]
 }
@@ -115,7 +120,7 @@ export async function searchTokens (db: QueryDb, { text, cursor, limit }: { text
   const after = cursor === undefined ? '' : 'and (k.holder_count < ? or (k.holder_count = ? and k.address > ?))'
   const bindings = cursor === undefined ? [] : [cursor.holderCount, cursor.holderCount, cursor.address]
   const { rows } = await db.knex.raw(`
-    select k.address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count,
+    select ${hexColumn('k.address')} as address, k.name, k.symbol, k.type, k.total_supply::text, k.holder_count,
       coalesce(lower(k.name) = lower(?), false) or coalesce(lower(k.symbol) = lower(?), false) as exact, ${IS_VERIFIED}
     from tokens k
     where (lower(k.name) like ? or lower(k.symbol) like ? ${words}) ${after}
@@ -133,8 +138,8 @@ export async function searchVerifiedContracts (db: QueryDb, { text, limit }: { t
   if (text.includes('\u0000')) return []
   const term = searchTerm(text)
   const { rows } = await db.knex.raw(`
-    select address, name from verified_contracts
-    where lower(name) like ? ${term === undefined ? '' : "or to_tsvector('english', name) @@ to_tsquery('english', ?)"}
-    order by name, address limit ?`, [likePrefix(text), ...(term === undefined ? [] : [term]), limit])
+    select ${hexColumn('v.address')} as address, v.name from verified_contracts v
+    where lower(v.name) like ? ${term === undefined ? '' : "or to_tsvector('english', v.name) @@ to_tsquery('english', ?)"}
+    order by v.name, v.address limit ?`, [likePrefix(text), ...(term === undefined ? [] : [term]), limit])
   return rows
 }
