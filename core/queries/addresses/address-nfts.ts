@@ -118,8 +118,6 @@ function collectionsSql (type: string, holder: Buffer, cursor: CollectionCursor 
   }
 }
 
-type InstanceJson = Omit<HeldInstance, 'owner'> & { owner: string | null }
-
 /** A page of the address's NFT collections, each with its highest ids (one more than a page when another follows). */
 export async function listAddressNftCollections (db: QueryDb, { holder, types, cursor }: { holder: Buffer, types?: string[], cursor?: CollectionCursor }): Promise<CollectionRecord[]> {
   return await readAcrossTypes(types, cursor, async (type, from, limit) => {
@@ -138,10 +136,10 @@ export async function listAddressNftCollections (db: QueryDb, { holder, types, c
         ) i ${ownerJoin('c.token_address')}
       ) x
       order by c.token_address`, [...collections.bindings, holder])
-    return (rows as Array<{ amount: string, token: TokenJson, instances: InstanceJson[] }>).map((row) => ({
+    return (rows as Array<{ amount: string, token: TokenJson, instances: HeldInstance[] }>).map((row) => ({
       token: tokenFromJson(row.token),
       amount: row.amount,
-      instances: row.instances.map((i) => ({ ...i, owner: i.owner === null ? null : Buffer.from(i.owner.slice(2), 'hex') }))
+      instances: row.instances
     }))
   })
 }

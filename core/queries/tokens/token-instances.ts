@@ -2,6 +2,7 @@
 // its owner from token_balances. Blockscout keeps a row per instance; here
 // the ids are read from token_transfers_token_id by a loose index scan (one
 // index probe per id), so a deep page costs what the first does.
+import type { Hex } from '../../rows.ts'
 import { hexColumn } from '../sql/columns.ts'
 import { PAGE_SIZE } from '../sql/page-size.ts'
 import type { HolderRecord } from './tokens.ts'
@@ -10,7 +11,7 @@ import type { QueryDb } from '../sql/query-db.ts'
 export type InstanceRecord = {
   token_id: string
   /** The only holder of the id, when it has exactly one and holds one unit of it. */
-  owner: Buffer | null
+  owner: Hex | null
   owner_is_contract: boolean
   /** Units of the id held in all (0 once an ERC-721 id is burnt). */
   supply: string
@@ -21,7 +22,7 @@ export type InstanceRecord = {
 /** An InstanceRecord's columns from a row `i` (with its token_id) and ownerJoin's `o`, `a` and `m`. */
 export const OWNER_COLUMNS = `
   i.token_id::text,
-  o.holder as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply,
+  ${hexColumn('o.holder')} as owner, coalesce(a.contract_code is not null, false) as owner_is_contract, coalesce(o.supply, 0)::text as supply,
   m.metadata`
 
 /**
