@@ -96,6 +96,7 @@ async function recordRest (r: Recorder, chain: AnswerChain): Promise<void> {
     for (const tail of ['', '/counters', '/tabs-counters', '/coin-balance-history-by-day', '/token-balances', '/nft/collections']) await r.get(a + tail)
     for (const list of ['/transactions', '/token-transfers', '/internal-transactions', '/logs', '/coin-balance-history', '/tokens', '/nft']) await walk(r, a + list)
   }
+  for (const address of Object.values(chain.contracts)) await r.get(`${v2}/smart-contracts/${address}`)
   await walk(r, `${v2}/tokens`)
   for (const token of [chain.contracts.token, chain.contracts.nft, chain.contracts.multi]) {
     const tk = `${v2}/tokens/${token}`

@@ -2,17 +2,22 @@
 // deployed code, the code that created it (the creating transaction's input,
 // or the create frame's input for a contract made by another contract), and
 // counts of contracts for the counters.
+import type { Hex } from '../../rows.ts'
+import { hexColumn } from '../sql/columns.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 
-export type ContractRecord = { code: Buffer, creation_code: Buffer | null }
+export type ContractRecord = { code: Hex, creation_code: Hex | null }
+
+/** The code that created contract `a`: its creating transaction's input, or the create frame's that made it. */
+const CREATION_CODE = `coalesce(
+  (select t.input from transactions t where t.hash = a.creation_transaction and t.created_contract = a.hash),
+  (select i.input from internal_transactions i where i.created_contract = a.hash
+    and i.transaction_hash = a.creation_transaction order by i.trace_index limit 1)
+)`
 
 export async function findContract (db: QueryDb, address: Buffer): Promise<ContractRecord | undefined> {
   const { rows } = await db.knex.raw(`
-    select a.contract_code as code, coalesce(
-      (select t.input from transactions t where t.hash = a.creation_transaction and t.created_contract = a.hash),
-      (select i.input from internal_transactions i where i.created_contract = a.hash
-        and i.transaction_hash = a.creation_transaction order by i.trace_index limit 1)
-    ) as creation_code
+    select ${hexColumn('a.contract_code')} as code, ${hexColumn(CREATION_CODE)} as creation_code
     from addresses a where a.hash = ? and a.contract_code is not null`, [address])
   return rows[0]
 }
