@@ -11,7 +11,7 @@
 // token's name read by the indexer shows within that time.
 import type { Logger } from '../logger.ts'
 import type { ChannelListener } from '../db/listen.ts'
-import type { AddressNameRow } from '../queries/address-names.ts'
+import type { AddressNameRow } from '../queries/addresses/address-names.ts'
 import { createLru } from '../decode/lru.ts'
 import { hearNameChanges } from './notify.ts'
 

@@ -15,7 +15,7 @@ export const POOL_MAX = 10
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => value)
 
 /**
- * A pool whose sessions take each statement's generic plan (core/queries/prepared.ts
+ * A pool whose sessions take each statement's generic plan (core/queries/sql/prepared.ts
  * says why). Set by a statement as each connection opens, not by the `options`
  * startup parameter: PgBouncer refuses a connection that sends one.
  */

@@ -4,7 +4,7 @@
 // the public tag an operator gave it).
 import { checksumAddress } from '../decode/checksum.ts'
 import type { Decoder, DecodedParameter } from '../decode/index.ts'
-import { type InterpretedTransactionRow } from '../queries/interpretation.ts'
+import { type InterpretedTransactionRow } from '../queries/transactions/interpretation.ts'
 import type { AddressParam, InterpretationFacts, TokenFacts } from './types.ts'
 import type { Queries } from '../queries/index.ts'
 

@@ -5,7 +5,7 @@
 import { checksumAddress } from '../decode/checksum.ts'
 import type { Knex } from 'knex'
 import type { Decoder } from '../decode/index.ts'
-import { type AddressTransactionKey } from '../queries/interpretation.ts'
+import { type AddressTransactionKey } from '../queries/transactions/interpretation.ts'
 import { loadFacts, loadFactsOf, type LoadedFacts } from './facts.ts'
 import { summarize } from './summarize.ts'
 import { renderSummary } from './render.ts'

@@ -1,5 +1,5 @@
 // Existence checks that decide between a list (maybe empty) and a 404.
-import type { QueryDb } from './query-db.ts'
+import type { QueryDb } from './sql/query-db.ts'
 
 export async function transactionExists (db: QueryDb, hash: Buffer): Promise<boolean> {
   return (await db.knex('transactions').where('hash', hash).first(db.knex.raw('1 as found'))) !== undefined

@@ -43,7 +43,7 @@ const strip0x = (hex: string): string => hex.replace(/^0x/i, '').toLowerCase()
 /** The address's code: the index's copy, or the node's when the index has not seen it yet. */
 export async function readDeployedCode ({ queries, rpc }: Pick<VerifierDeps, 'queries' | 'rpc'>, address: string): Promise<{ code: string, creationInput: string | undefined }> {
   const found = await queries.findContract(Buffer.from(strip0x(address), 'hex'))
-  if (found !== undefined) return { code: found.code.toString('hex'), creationInput: found.creation_code?.toString('hex') }
+  if (found !== undefined) return { code: found.code.slice(2), creationInput: found.creation_code?.slice(2) }
   const code = rpc === undefined ? '0x' : await rpc.call<string>('eth_getCode', [address, 'latest'])
   return { code: strip0x(code), creationInput: undefined }
 }

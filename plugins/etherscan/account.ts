@@ -1,10 +1,10 @@
 // The account module: coin and token balances, and an address's
 // transactions, internal transactions and token transfers in Etherscan's
 // shapes and paging (page, offset, sort; startblock and endblock).
-import { ACCOUNT_FIELD_NAMES, type AccountTransaction, type AccountTransactionRow } from '../../core/queries/etherscan-account.ts'
+import { ACCOUNT_FIELD_NAMES, type AccountTransaction, type AccountTransactionRow } from '../../core/queries/etherscan/account.ts'
 import type { Decoder } from '../../core/decode/index.ts'
-import { TRANSFER_FIELD_NAMES, type TransferStandard } from '../../core/queries/etherscan-token-transfers.ts'
-import type { PageWindow } from '../../core/queries/etherscan-page.ts'
+import { TRANSFER_FIELD_NAMES, type TransferStandard } from '../../core/queries/etherscan/token-transfers.ts'
+import type { PageWindow } from '../../core/queries/etherscan/page.ts'
 import { listOf, strictObject, type EtherscanAction } from './action.ts'
 import { ok, okList } from './envelope.ts'
 import { MAX_BLOCK, NotOkError, PAGING_PARAMS, readAddress, readBlockNumber, readHash, readPaging, readSort, type Params } from './params.ts'

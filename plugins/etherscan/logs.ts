@@ -1,6 +1,6 @@
 // The logs module: getLogs, Etherscan's event log filter (a block range, an
 // address, topics joined by and/or), oldest first, its numbers in hex.
-import { type TopicFilter } from '../../core/queries/etherscan-logs.ts'
+import { type TopicFilter } from '../../core/queries/etherscan/logs.ts'
 import { listOf, strictObject, type EtherscanAction } from './action.ts'
 import { okList } from './envelope.ts'
 import { MAX_BLOCK, NotOkError, readAddress, readBlockNumber, readPaging, toBytes, type Params } from './params.ts'

@@ -1,4 +1,4 @@
-// The stats module: the native coin's supply (core/queries/etherscan-transaction.ts readCoinSupply).
+// The stats module: the native coin's supply (core/queries/etherscan/transaction.ts readCoinSupply).
 import type { EtherscanAction } from './action.ts'
 import { ok } from './envelope.ts'
 

@@ -1,8 +1,8 @@
 // Relay connections over keyset pages. Cursors are opaque (base64url of the
 // row's key in the connection's order, tagged with the connection), stable
 // across new blocks, and never offsets.
-import type { KeysetPage, KeyValue, PageRows } from '../../core/queries/graphql-page.ts'
-import { fitsKeyColumn } from '../../core/queries/cursor.ts'
+import type { KeysetPage, KeyValue, PageRows } from '../../core/queries/graphql/page.ts'
+import { fitsKeyColumn } from '../../core/queries/sql/cursor.ts'
 import { userError } from './errors.ts'
 
 /** The most rows one connection page may ask for. */

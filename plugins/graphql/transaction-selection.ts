@@ -1,10 +1,10 @@
-// Which of a transaction's column groups (core/queries/graphql-records.ts) a
+// Which of a transaction's column groups (core/queries/graphql/records.ts) a
 // connection of transactions must read: those whose fields the query selects
 // under `edges { node { ... } }`, through fragments too. A field this file does
 // not know (one added to the schema later) reads every group: a list that
 // reads too much is slower, one that reads too little answers null.
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from 'graphql'
-import { ALL_TRANSACTION_COLUMN_GROUPS, type TransactionColumnGroup } from '../../core/queries/graphql-records.ts'
+import { ALL_TRANSACTION_COLUMN_GROUPS, type TransactionColumnGroup } from '../../core/queries/graphql/records.ts'
 
 /** The part of a resolver's info this reads (graphql-js and graphql-jit both give it). */
 export type SelectionInfo = { fieldNodes: readonly FieldNode[], fragments: Record<string, FragmentDefinitionNode> }

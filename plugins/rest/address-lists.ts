@@ -1,8 +1,8 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/coin-balances.ts'
-import { addressObject, blockMiner, hex, presentBlock, timestamp, hashBytes } from './present.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/addresses/coin-balances.ts'
+import { addressObject, blockMiner, epochTimestamp, presentBlock, hashBytes } from './present.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
@@ -28,11 +28,11 @@ const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_tran
 /** A coin balance history item (also the socket's coin_balance event). */
 export function presentCoinBalance (c: CoinBalanceRecord) {
   return {
-    transaction_hash: c.transaction_hash === null ? null : hex(c.transaction_hash),
+    transaction_hash: c.transaction_hash,
     block_number: c.block_number,
     delta: c.delta,
     value: c.value,
-    block_timestamp: timestamp(c.timestamp)
+    block_timestamp: epochTimestamp(c.timestamp)
   }
 }
 
@@ -74,7 +74,7 @@ export async function addressListRoutes (app: RestApp, { names }: { names: Addre
         (a) => ({ ...addressObject(a.hash, a.is_contract, named), coin_balance: a.coin_balance, transactions_count: a.transaction_count }),
         (last) => ({
           fetched_coin_balance: last.coin_balance,
-          hash: hex(last.hash),
+          hash: last.hash,
           transactions_count: Number(last.transaction_count),
           items_count: PAGE_SIZE,
           ...(q.sort === undefined ? {} : { sort: q.sort }),

@@ -1,15 +1,15 @@
 // An address's NFTs: each id it holds (/nft) or each collection with its
 // highest ids (/nft/collections), ERC-721 before ERC-1155 and ERC-404, as
 // Blockscout pages them (collection address, id, type).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type HeldInstance } from '../../core/queries/address-nfts.ts'
-import type { TokenRecord } from '../../core/queries/tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type HeldInstance } from '../../core/queries/addresses/address-nfts.ts'
+import type { TokenRecord } from '../../core/queries/tokens/tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { TOKEN_TYPES } from '../../core/rows.ts'
 import { cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type RestApp } from './schemas.ts'
-import { hashBytes, hex } from './present.ts'
+import { hashBytes } from './present.ts'
 
 const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contract_address_hash: cursorAddress, token_type: { type: 'string', enum: TOKEN_TYPES } } as const
 
@@ -37,7 +37,7 @@ export async function addressNftRoutes (app: RestApp): Promise<void> {
       : { tokenAddress: hashBytes(q.token_contract_address_hash), tokenId, type: q.token_type }
     const rows = await queries.listAddressNfts({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     return toPage(rows, (n) => presentHeld(n.instance, n.token), (last) => ({
-      token_contract_address_hash: hex(last.token.address), token_id: last.instance.token_id, token_type: last.token.type, items_count: PAGE_SIZE
+      token_contract_address_hash: last.token.address, token_id: last.instance.token_id, token_type: last.token.type, items_count: PAGE_SIZE
     }))
   })
 
@@ -59,6 +59,6 @@ export async function addressNftRoutes (app: RestApp): Promise<void> {
       : { tokenAddress: hashBytes(q.token_contract_address_hash), type: q.token_type }
     const rows = await queries.listAddressNftCollections({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     return toPage(rows, (c) => ({ token: presentToken(c.token), amount: c.amount, token_instances: c.instances.map((i) => presentHeld(i, c.token)) }),
-      (last) => ({ token_contract_address_hash: hex(last.token.address), token_type: last.token.type, items_count: PAGE_SIZE }))
+      (last) => ({ token_contract_address_hash: last.token.address, token_type: last.token.type, items_count: PAGE_SIZE }))
   })
 }

@@ -1,7 +1,7 @@
 // What an address holds: token-balances (everything, unpaged) and tokens
 // (paged, type filter, ERC-1155 holdings with their instance).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type HoldingRecord } from '../../core/queries/address-tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type HoldingRecord } from '../../core/queries/addresses/address-tokens.ts'
 import { presentInstance, presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
@@ -48,7 +48,7 @@ export async function addressTokenRoutes (app: RestApp): Promise<void> {
     const rows = await queries.listHoldings({ holder: hashBytes(request.params.address_hash_param), types: parseTokenTypes(q.type), cursor })
     // An ERC-1155 holding (an id held) carries its instance: the page's all read at once.
     const perId = rows.slice(0, PAGE_SIZE).filter((h) => tokenIdOf(h) !== null)
-    const instances = await queries.findTokenInstances(perId.map((h) => ({ token: h.token.address, tokenId: h.token_id })))
+    const instances = await queries.findTokenInstances(perId.map((h) => ({ token: hashBytes(h.token.address), tokenId: h.token_id })))
     const instanceOf = new Map(perId.map((h, i) => [h, instances[i]!]))
     return toPage(rows, (h) => {
       const instance = instanceOf.get(h)

@@ -1,14 +1,15 @@
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses.ts'
-import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type AddressRecord, type AddressTransactionFilter } from '../../core/queries/addresses/addresses.ts'
+import type { TransactionJsonRow } from '../../core/queries/transactions/rest-transaction-json.ts'
 import { transactionAddresses, transactionJson, transactionMembers } from './present-transaction.ts'
-import { JSON_TEXT, addressObject, hex, hashBytes, jsonPage } from './present.ts'
+import { JSON_TEXT, addressObject, hashBytes, jsonPage } from './present.ts'
 import { presentToken } from './present-token.ts'
 import { addressHashParams, addressObject as addressSchema, itemsCount, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { blockIndexCursor, listCursor } from './pages.ts'
 import { blockNumberParam } from './list-schemas.ts'
 import { decodeTransactionInputs } from './decodings.ts'
+import type { Hex } from '../../core/rows.ts'
 import type { Decoder } from '../../core/decode/index.ts'
 import type { AddressNameReader, AddressNames } from '../../core/address-names/index.ts'
 import type { ProxyDetector, ProxyInfo } from '../../core/verify/proxy.ts'
@@ -61,16 +62,16 @@ function proxyMembers (proxy: ProxyInfo | undefined, names: AddressNames, ownVer
   return { ...presentProxy(proxy, implementations), is_verified: ownVerified || verifiedAsProxy }
 }
 
-function presentAddress (bytes: Buffer, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
+function presentAddress (address: Hex, a: AddressRecord | undefined, names: AddressNames, proxy: ProxyInfo | undefined) {
   const token = a?.token ?? null
-  const shown = addressObject(bytes, a?.contract_code != null, names)
+  const shown = addressObject(address, a?.contract_code != null, names)
   return {
     ...shown,
     ...proxyMembers(proxy, names, shown.is_verified),
-    creator_address_hash: a?.creator == null ? null : getAddress(hex(a.creator)),
-    creation_transaction_hash: a?.creation_transaction == null ? null : hex(a.creation_transaction),
+    creator_address_hash: a?.creator == null ? null : getAddress(a.creator),
+    creation_transaction_hash: a?.creation_transaction ?? null,
     creation_status: a?.creation_status == null ? null : a.creation_status === 1 ? 'success' : 'failed',
-    token: token === null ? null : presentToken({ ...token, address: bytes }),
+    token: token === null ? null : presentToken({ ...token, address }),
     // Blockscout answers an address it never saw with a null balance, not a 404.
     coin_balance: a?.coin_balance ?? null,
     exchange_rate: null,
@@ -92,18 +93,18 @@ export async function addressRoutes (app: RestApp, { decoder, names, proxies }: 
   app.get('/addresses/:address_hash_param', {
     schema: { tags: ['addresses'], summary: 'An address: balance, contract, creator, flags', params: addressHashParams, querystring: query(), response: { 200: addressDetail, 422: validationError } }
   }, async (request) => {
-    const hash = hashBytes(request.params.address_hash_param)
-    const address = await queries.findAddress(hash)
-    const code = address?.contract_code
+    const address = request.params.address_hash_param.toLowerCase() as Hex
+    const found = await queries.findAddress(hashBytes(address))
+    const code = found?.contract_code
     // Proxy slots are read from the node: without it (or while it does not answer) the address shows as no proxy.
     const proxy = code == null || proxies === undefined
       ? undefined
-      : await proxies.detect(hex(hash), code.toString('hex')).catch((err: unknown) => {
+      : await proxies.detect(address, code.slice(2)).catch((err: unknown) => {
         request.log.warn({ err }, 'reading an address\'s proxy slots failed')
         return undefined
       })
-    const named = await names.read([hash, ...proxy?.implementations ?? []])
-    return presentAddress(hash, address, named, proxy)
+    const named = await names.read([address, ...proxy?.implementations ?? []])
+    return presentAddress(address, found, named, proxy)
   })
 
   app.get('/addresses/:address_hash_param/counters', {

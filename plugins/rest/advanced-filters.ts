@@ -1,6 +1,6 @@
 // Blockscout's advanced filter API: the list itself (transactions, internal
 // transactions and token transfers under one set of filters; the SQL is in
-// core/queries/advanced-filters.ts), and the method list: the methods the
+// core/queries/search/advanced-filters.ts), and the method list: the methods the
 // filter page offers to pick from, and the lookup of one by 4-byte selector or
 // name as the user types. Blockscout resolves names it has no list entry for
 // from verified contracts' ABIs; this index has no verified contracts, so an
@@ -8,10 +8,10 @@
 // The list is the methods testnet contracts most often expose (tokens, NFTs,
 // wrapped ether, ownership), their selectors worked out from the signatures.
 import { id } from 'ethers'
-import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind } from '../../core/queries/advanced-filters.ts'
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { TOKEN_TYPES, type TokenType } from '../../core/rows.ts'
-import { clampBigint, clampInteger } from '../../core/queries/cursor.ts'
+import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor, type AdvancedFilterRow, type ItemKind } from '../../core/queries/search/advanced-filters.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { TOKEN_TYPES, type Hex, type TokenType } from '../../core/rows.ts'
+import { clampBigint, clampInteger } from '../../core/queries/sql/cursor.ts'
 import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
 import { presentToken } from './present-token.ts'
 import { total } from './present-transaction.ts'
@@ -130,7 +130,7 @@ const INTERNAL_KIND = 2
 function presentItem (r: AdvancedFilterRow, names: AddressNames = NO_NAMES) {
   const isTransfer = r.kind === TRANSFER_KIND
   const token = isTransfer
-    ? { address: hashBytes(r.token_address!), type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
+    ? { address: r.token_address! as Hex, type: r.token_type!, name: r.name, symbol: r.symbol, decimals: r.decimals, total_supply: r.total_supply, holder_count: r.holder_count ?? 0 }
     : undefined
   return {
     hash: r.hash,

@@ -1,4 +1,4 @@
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { JSON_TEXT, blockMiner, jsonPage, presentBlock } from './present.ts'
 import { block, itemsCount, message, query, transaction, validationError, type RestApp } from './schemas.ts'
 import { transactionAddresses, transactionJson } from './present-transaction.ts'

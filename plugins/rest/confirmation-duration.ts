@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-/** The member's JSON text for a pace (core/queries/block-pace.ts). */
+/** The member's JSON text for a pace (core/queries/blocks/block-pace.ts). */
 export const confirmationDurationJson = (blockTimeMs: number | null): string => blockTimeMs === null ? '[]' : `[0,${Math.round(blockTimeMs)}]`
 
 export function decorateConfirmationDuration (scope: FastifyInstance): void {

@@ -3,12 +3,12 @@
 // creation, an input shorter than a selector or a call to an address without
 // code decode to nothing. The decoder caches per (to, input) and per log.
 import type { Decoder, DecodedInput, DecodedLog } from '../../core/decode/index.ts'
-import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import type { LogRecord } from '../../core/queries/logs.ts'
-import type { TokenTransferRecord, TransferCall } from '../../core/queries/token-transfers.ts'
+import type { TransactionJsonRow } from '../../core/queries/transactions/rest-transaction-json.ts'
+import type { LogRecord } from '../../core/queries/transactions/logs.ts'
+import type { TokenTransferRecord, TransferCall } from '../../core/queries/tokens/token-transfers.ts'
 import { logTopics } from './present-log.ts'
-import { hex } from './present.ts'
-import { methodOf } from './present-transaction.ts'
+import { hashBytes } from './present.ts'
+import { methodOf, transferSelector } from './present-transaction.ts'
 
 type Call = Pick<TransactionJsonRow, 'to' | 'to_is_contract' | 'input'>
 
@@ -26,7 +26,7 @@ export async function decodeTransactionInputs (decoder: Decoder, rows: readonly 
 /** Each log's decoding, by its emitter's verified ABI or the selector table. */
 export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]): Promise<(log: LogRecord) => DecodedLog | null> {
   const decoded = new Map<LogRecord, DecodedLog | null>()
-  await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(hex(l.address), logTopics(l), hex(l.data)))))
+  await Promise.all(rows.map(async (l) => decoded.set(l, await decoder.decodeLog(l.address, logTopics(l), l.data))))
   return (l) => decoded.get(l) ?? null
 }
 
@@ -37,11 +37,10 @@ export async function decodeLogs (decoder: Decoder, rows: readonly LogRecord[]):
  */
 export async function transferMethods (decoder: Decoder, readCalls: (options: { hashes: Buffer[] }) => Promise<TransferCall[]>,
   rows: readonly TokenTransferRecord[]): Promise<(t: TokenTransferRecord) => string | null> {
-  const selector = (t: TokenTransferRecord): string | null => t.method_id.length === 4 ? hex(t.method_id) : null
   const hashes = new Map<string, Buffer>()
-  for (const t of rows) if (t.method_id.length === 4) hashes.set(hex(t.transaction_hash), t.transaction_hash)
+  for (const t of rows) if (transferSelector(t) !== null) hashes.set(t.transaction_hash, hashBytes(t.transaction_hash))
   const calls = await readCalls({ hashes: [...hashes.values()] })
   const decoded = await decoder.decodeInputs(calls.map((c) => ({ to: c.to_is_contract ? c.to : null, input: c.input })))
-  const methods = new Map(calls.map((c, i) => [hex(c.hash), methodOf(c.input, decoded[i] ?? null)]))
-  return (t) => methods.get(hex(t.transaction_hash)) ?? selector(t)
+  const methods = new Map(calls.map((c, i) => [c.hash, methodOf(c.input, decoded[i] ?? null)]))
+  return (t) => methods.get(t.transaction_hash) ?? transferSelector(t)
 }

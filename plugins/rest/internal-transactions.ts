@@ -1,8 +1,8 @@
 // Internal transactions: the global list, a transaction's and an address's.
 // (A block's are in blocks.ts.)
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { AFTER_ALL } from '../../core/queries/cursor.ts'
-import { type InternalTransactionCursor, type InternalTransactionRecord } from '../../core/queries/internal-transactions.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { AFTER_ALL } from '../../core/queries/sql/cursor.ts'
+import { type InternalTransactionCursor, type InternalTransactionRecord } from '../../core/queries/transactions/internal-transactions.ts'
 import { hashParam, internalTransaction, internalTransactionList } from './list-schemas.ts'
 import { bigintParam, integerParam, pageSize } from './pages.ts'
 import { internalTransactionAddresses, presentInternalTransaction } from './present-internal-transaction.ts'

@@ -1,6 +1,6 @@
 // Event logs: a transaction's, in log order, and an address's, newest first.
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type LogRecord } from '../../core/queries/logs.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type LogRecord } from '../../core/queries/transactions/logs.ts'
 import { log, blockIndexList } from './list-schemas.ts'
 import { blockIndexCursor, integerParam } from './pages.ts'
 import { logAddresses, presentLog } from './present-log.ts'

@@ -2,10 +2,9 @@
 // next_page_params = the request's own parameters (less apikey, type and the
 // previous cursor) merged with the cursor taken from the page's last item, or
 // null on the last page. Queries read one row more than a page to know.
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/cursor.ts'
-import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/token-transfers.ts'
-import { hex } from './present.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { AFTER_ALL, BEFORE_ALL, clampBigint, clampInteger } from '../../core/queries/sql/cursor.ts'
+import type { TokenTransferCursor, TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
 import { page } from './schemas.ts'
 
 /** A cursor key's query parameter: any schema with a JSON type (the next page's key is sent with that type). */
@@ -107,8 +106,8 @@ export function nextTokenTransferParams (last: TokenTransferRecord, next: TokenT
   if (next.block_number === last.block_number && next.log_index === last.log_index) {
     Object.assign(params, {
       batch_log_index: last.log_index,
-      batch_block_hash: hex(last.block_hash),
-      batch_transaction_hash: hex(last.transaction_hash),
+      batch_block_hash: last.block_hash,
+      batch_transaction_hash: last.transaction_hash,
       index_in_batch: last.batch_index
     })
   }

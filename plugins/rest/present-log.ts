@@ -1,26 +1,26 @@
 // Blockscout's Log: always four topics (missing ones null), `decoded` by the
 // emitter's verified ABI or the selector table (core/decode; plugins/rest/decodings.ts).
-import type { LogRecord } from '../../core/queries/logs.ts'
+import type { LogRecord } from '../../core/queries/transactions/logs.ts'
 import type { DecodedLog } from '../../core/decode/index.ts'
-import { addressObject, hex, timestamp } from './present.ts'
+import { addressObject, epochTimestamp } from './present.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
-export const logTopics = (l: LogRecord): Array<string | null> => [l.topic0, l.topic1, l.topic2, l.topic3].map((t) => t === null ? null : hex(t))
+export const logTopics = (l: LogRecord): Array<string | null> => [l.topic0, l.topic1, l.topic2, l.topic3]
 
 /** The addresses a log shows, for the page's names. */
-export const logAddresses = (l: LogRecord): Array<Buffer | null> => [l.address, l.transaction_to]
+export const logAddresses = (l: LogRecord): Array<string | null> => [l.address, l.transaction_to]
 
 export function presentLog (l: LogRecord, decoded: DecodedLog | null, names: AddressNames = NO_NAMES) {
   return {
-    transaction_hash: hex(l.transaction_hash),
+    transaction_hash: l.transaction_hash,
     address: addressObject(l.address, l.address_is_contract, names),
     topics: logTopics(l),
-    data: hex(l.data),
+    data: l.data,
     index: l.log_index,
     decoded,
     smart_contract: l.transaction_to === null ? null : addressObject(l.transaction_to, l.transaction_to_is_contract, names),
-    block_hash: hex(l.block_hash),
+    block_hash: l.block_hash,
     block_number: l.block_number,
-    block_timestamp: timestamp(l.timestamp)
+    block_timestamp: epochTimestamp(l.timestamp)
   }
 }

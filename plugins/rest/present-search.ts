@@ -1,8 +1,8 @@
 // Blockscout's SearchItem shapes (discriminated by `type`) from search hits,
 // and the one schema that serialises every variant.
 import { getAddress } from 'ethers'
-import type { ContractHit, ExactHit, TokenHit } from '../../core/queries/search.ts'
-import { hex, timestamp } from './present.ts'
+import type { ContractHit, ExactHit, TokenHit } from '../../core/queries/search/search.ts'
+import { epochTimestamp } from './present.ts'
 import { nullable } from './schemas.ts'
 
 // Blockscout lists exact matches before name matches and says so in `priority`.
@@ -45,13 +45,13 @@ export const searchItem = {
 export function presentExactHit (hit: ExactHit) {
   switch (hit.kind) {
     case 'block':
-      return { type: 'block' as const, priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hex(hit.hash), url: `/block/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp), block_type: 'block' }
+      return { type: 'block' as const, priority: EXACT_PRIORITY, block_number: hit.number, block_hash: hit.hash, url: `/block/${hit.hash}`, timestamp: epochTimestamp(hit.timestamp), block_type: 'block' }
     case 'transaction':
-      return { type: 'transaction' as const, priority: EXACT_PRIORITY, transaction_hash: hex(hit.hash), url: `/tx/${hex(hit.hash)}`, timestamp: timestamp(hit.timestamp) }
+      return { type: 'transaction' as const, priority: EXACT_PRIORITY, transaction_hash: hit.hash, url: `/tx/${hit.hash}`, timestamp: epochTimestamp(hit.timestamp) }
     case 'token':
       return { ...presentTokenHit(hit), priority: EXACT_PRIORITY }
     case 'address': {
-      const address = getAddress(hex(hit.hash))
+      const address = getAddress(hit.hash)
       return {
         type: 'address' as const,
         priority: EXACT_PRIORITY,
@@ -69,7 +69,7 @@ export function presentExactHit (hit: ExactHit) {
 }
 
 export function presentTokenHit (token: TokenHit) {
-  const address = getAddress(hex(token.address))
+  const address = getAddress(token.address)
   return {
     type: 'token' as const,
     priority: token.exact ? TOKEN_EXACT_NAME_PRIORITY : TOKEN_PREFIX_PRIORITY,
@@ -94,7 +94,7 @@ export function presentTokenHit (token: TokenHit) {
 
 /** A verified contract found by name, as Blockscout's `contract` result (priority 0, as its search gives it). */
 export function presentContractHit (hit: ContractHit) {
-  const address = getAddress(hex(hit.address))
+  const address = getAddress(hit.address)
   return {
     type: 'contract' as const,
     priority: CONTRACT_PRIORITY,

@@ -1,6 +1,6 @@
 // Blockscout's StateChange: coin changes first, then token changes. ERC-721
 // changes list the tokens moved instead of a number, as Blockscout's views do.
-import type { CoinChange, StateChanges, TokenChange } from '../../core/queries/state-changes.ts'
+import type { CoinChange, StateChanges, TokenChange } from '../../core/queries/transactions/state-changes.ts'
 import { presentToken } from './present-transaction.ts'
 import { addressObject } from './present.ts'
 import type { AddressNames } from '../../core/address-names/index.ts'

@@ -1,10 +1,9 @@
 // Blockscout's token, token balance and NFT instance objects from stored rows.
-import type { TokenRecord } from '../../core/queries/tokens.ts'
-import type { InstanceRecord } from '../../core/queries/token-instances.ts'
+import type { TokenRecord } from '../../core/queries/tokens/tokens.ts'
+import type { InstanceRecord } from '../../core/queries/tokens/token-instances.ts'
 import { addressObject, checksumAddress } from './present.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
-
-const ZERO_ADDRESS = Buffer.alloc(20)
+import { ZERO_ADDRESS } from '../../core/rows.ts'
 
 export function presentToken (t: TokenRecord) {
   return {

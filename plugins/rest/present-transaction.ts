@@ -1,13 +1,13 @@
 // Blockscout's Transaction and TokenTransfer shapes from stored rows.
-import type { TransactionJsonRow } from '../../core/queries/rest-transaction-json.ts'
-import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
-import { addressJson, addressObject, epochTimestamp, hex, timestamp } from './present.ts'
+import type { TransactionJsonRow } from '../../core/queries/transactions/rest-transaction-json.ts'
+import type { TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
+import { addressJson, addressObject, epochTimestamp } from './present.ts'
 import { presentToken as presentTokenObject } from './present-token.ts'
 import { ZERO_ADDRESS } from '../../core/indexer/types.ts'
 import type { DecodedInput } from '../../core/decode/index.ts'
 import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
 
-// The members PostgreSQL does not write (core/queries/rest-transaction-json.ts):
+// The members PostgreSQL does not write (core/queries/transactions/rest-transaction-json.ts):
 // nothing this index knows of (prices need an exchange feed) or that clique
 // Geth 1.13 has (EIP-7702, FHE).
 const CONSTANT_MEMBERS = ',"transaction_tag":null,"exchange_rate":null,' +
@@ -54,7 +54,7 @@ export function presentToken (t: TokenTransferRecord) {
   })
 }
 
-export function total (t: Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'decimals'>) {
+export function total (t: Pick<TokenTransferRecord, 'amount' | 'token_id' | 'decimals'> & { token_type: string }) {
   if (t.token_type === 'ERC-20') return { value: t.amount, decimals: t.decimals === null ? null : String(t.decimals) }
   if (t.token_type === 'ERC-721') return { token_id: t.token_id, token_instance: null }
   return { token_id: t.token_id, value: t.amount, decimals: null, token_instance: null }
@@ -63,26 +63,28 @@ export function total (t: Pick<TokenTransferRecord, 'token_type' | 'amount' | 't
 /** The addresses a transaction shows, for the page's names. */
 export const transactionAddresses = (tx: Pick<TransactionJsonRow, 'from' | 'to' | 'created_contract'>): Array<string | null> => [tx.from, tx.to, tx.created_contract]
 
+/** The selector a transfer's transaction called, or null for an input shorter than one. */
+export const transferSelector = (t: Pick<TokenTransferRecord, 'method_id'>): string | null => t.method_id.length === 10 ? t.method_id : null
+
 /** The addresses a token transfer shows (its token's is in the token object, by name and symbol). */
-export const tokenTransferAddresses = (t: Pick<TokenTransferRecord, 'from' | 'to'>): Buffer[] => [t.from, t.to]
+export const tokenTransferAddresses = (t: Pick<TokenTransferRecord, 'from' | 'to'>): string[] => [t.from, t.to]
 
 /**
  * `method`: its transaction's (methodOf, see decodings.ts's transferMethods);
  * without one, the selector the row carries.
  */
-export function presentTokenTransfer (t: TokenTransferRecord, names: AddressNames = NO_NAMES, method: string | null = t.method_id.length === 4 ? hex(t.method_id) : null) {
-  const from = hex(t.from)
-  const to = hex(t.to)
+export function presentTokenTransfer (t: TokenTransferRecord, names: AddressNames = NO_NAMES, method: string | null = transferSelector(t)) {
+  const { from, to } = t
   return {
-    transaction_hash: hex(t.transaction_hash),
+    transaction_hash: t.transaction_hash,
     from: addressObject(t.from, t.from_is_contract, names),
     to: addressObject(t.to, t.to_is_contract, names),
     total: total(t),
     token: presentToken(t),
     type: from === ZERO_ADDRESS ? 'token_minting' : to === ZERO_ADDRESS ? 'token_burning' : 'token_transfer',
-    timestamp: timestamp(t.timestamp),
+    timestamp: epochTimestamp(t.timestamp),
     method,
-    block_hash: hex(t.block_hash),
+    block_hash: t.block_hash,
     block_number: t.block_number,
     log_index: t.log_index,
     token_type: t.token_type

@@ -2,7 +2,7 @@
 // checksummed addresses in address objects, ISO timestamps with microseconds.
 import { checksumAddress } from '../../core/decode/checksum.ts'
 import type { FastifyReply } from 'fastify'
-import type { BlockRecord } from '../../core/queries/blocks.ts'
+import type { BlockRecord } from '../../core/queries/blocks/blocks.ts'
 import { NO_NAMES, type AddressName, type AddressNames } from '../../core/address-names/index.ts'
 
 export const hex = (bytes: Buffer): string => '0x' + bytes.toString('hex')
@@ -15,11 +15,11 @@ export const hashBytes = (hash: string): Buffer => Buffer.from(hash.slice(2), 'h
 // the Z make microseconds, without a regular expression per row.
 export const timestamp = (date: Date): string => date.toISOString().slice(0, -1) + '000Z'
 
-/** The same, from epoch seconds (core/queries/columns.ts's epochColumn). */
+/** The same, from epoch seconds (core/queries/sql/columns.ts's epochColumn). */
 export const epochTimestamp = (seconds: number): string => timestamp(new Date(seconds * 1000))
 
-/** An address as stored (bytes) or as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
-const addressKey = (address: Buffer | string): string => typeof address === 'string' ? address.slice(2) : address.toString('hex')
+/** An address as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
+const addressKey = (address: string): string => address.slice(2)
 
 // EIP-55 checksums are kept in one table with core's decodings (core/decode/checksum.ts).
 export { checksumAddress }
@@ -30,7 +30,7 @@ const ADDRESS_OBJECTS_MAX = 100_000
 // Address objects are built once per address and shown frozen: a page of 50
 // transactions holds 150 of them, and allocating each anew was a large share
 // of a page's garbage collection. Their JSON text is kept beside them, for
-// answers written as text (core/queries/rest-transaction-json.ts). A named
+// answers written as text (core/queries/transactions/rest-transaction-json.ts). A named
 // address's object is kept with the name it shows, and made again when the
 // page's names (core/address-names) bring another.
 type NamedEntry = { of: AddressName, isContract: boolean, object: AddressObject, json?: string }
@@ -65,7 +65,7 @@ export function publicTag (hash: string, name: string): PublicTag {
   return Object.freeze({ address_hash: hash, display_name: name, label: name.trim().toLowerCase().replace(/\s+/g, '-') })
 }
 
-function addressEntry (address: Buffer | string): AddressEntry {
+function addressEntry (address: string): AddressEntry {
   const key = addressKey(address)
   let entry = addressObjects.get(key)
   if (entry === undefined) {
@@ -76,16 +76,16 @@ function addressEntry (address: Buffer | string): AddressEntry {
   return entry
 }
 
-function plainObject (entry: AddressEntry, address: Buffer | string, isContract: boolean): AddressObject {
+function plainObject (entry: AddressEntry, address: string, isContract: boolean): AddressObject {
   const side = isContract ? 'contract' : 'plain'
   return (entry[side] ??= Object.freeze(buildAddressObject(checksumAddress(address), isContract)))
 }
 
 /** The page's name of `address`, if it has one. */
-const nameOf = (names: AddressNames, address: Buffer | string): AddressName | undefined =>
+const nameOf = (names: AddressNames, address: string): AddressName | undefined =>
   names.size === 0 ? undefined : names.get('0x' + addressKey(address))
 
-function namedEntry (entry: AddressEntry, address: Buffer | string, isContract: boolean, named: AddressName): NamedEntry {
+function namedEntry (entry: AddressEntry, address: string, isContract: boolean, named: AddressName): NamedEntry {
   if (entry.named?.of === named && entry.named.isContract === isContract) return entry.named
   const plain = plainObject(entry, address, isContract)
   const object = Object.freeze({
@@ -101,7 +101,7 @@ function namedEntry (entry: AddressEntry, address: Buffer | string, isContract: 
  * Blockscout's address object: what the index knows (whether it has code)
  * and the name, verification and public tag the page read (`names`).
  */
-export function addressObject (address: Buffer | string, isContract: boolean, names: AddressNames = NO_NAMES): AddressObject {
+export function addressObject (address: string, isContract: boolean, names: AddressNames = NO_NAMES): AddressObject {
   const entry = addressEntry(address)
   const named = nameOf(names, address)
   return named === undefined ? plainObject(entry, address, isContract) : namedEntry(entry, address, isContract, named).object

@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers'
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search/search.ts'
 import { presentContractHit, presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError, type RestApp } from './schemas.ts'
 import { hashBytes, hex } from './present.ts'
@@ -62,7 +62,7 @@ export async function searchRoutes (app: RestApp): Promise<void> {
     return {
       items: [...exact.map(presentExactHit), ...contracts.map(presentContractHit), ...shown.map(presentTokenHit)],
       next_page_params: tokens.length > room && last !== undefined
-        ? { next_page_params_type: 'search', q: text, 'token[holder_count]': String(last.holder_count), 'token[address_hash]': hex(last.address), 'token[name]': last.name }
+        ? { next_page_params_type: 'search', q: text, 'token[holder_count]': String(last.holder_count), 'token[address_hash]': last.address, 'token[name]': last.name }
         : null
     }
   })
@@ -101,11 +101,11 @@ export async function searchRoutes (app: RestApp): Promise<void> {
     if ('address' in key) return { redirect: true, type: 'address', parameter: getAddress(hex(key.address)) }
     if ('number' in key) {
       const block = await queries.findBlockHit(key)
-      return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
+      return block === undefined ? none : { redirect: true, type: 'block', parameter: block.hash }
     }
     const transaction = await queries.findTransactionHit(key.hash)
-    if (transaction !== undefined) return { redirect: true, type: 'transaction', parameter: hex(transaction.hash) }
+    if (transaction !== undefined) return { redirect: true, type: 'transaction', parameter: transaction.hash }
     const block = await queries.findBlockHit(key)
-    return block === undefined ? none : { redirect: true, type: 'block', parameter: hex(block.hash) }
+    return block === undefined ? none : { redirect: true, type: 'block', parameter: block.hash }
   })
 }

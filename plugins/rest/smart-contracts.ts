@@ -7,7 +7,7 @@ import {
 } from '../../core/verify/index.ts'
 import { EVM_VERSIONS } from '../../core/verify/input.ts'
 import { LICENSE_TYPES } from '../../core/verify/licenses.ts'
-import { addressObject, hex, hashBytes, timestamp } from './present.ts'
+import { addressObject, hashBytes, timestamp } from './present.ts'
 import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from './present-smart-contract.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import { cursorAddress, cursorInteger } from './token-schemas.ts'
@@ -138,7 +138,7 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
     const address = request.params.address_hash_param.toLowerCase()
     const found = await queries.findContract(hashBytes(address))
     if (found === undefined) throw new NotFoundError()
-    const code = found.code.toString('hex')
+    const code = found.code.slice(2)
     const [verified, proxy] = await Promise.all([
       findVerifiedContract(db, address),
       verifier.proxies?.detect(address, code).catch((err: unknown) => {
@@ -153,8 +153,8 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
     return {
       ...presentProxy(proxy, implementations),
       conflicting_implementations: null,
-      deployed_bytecode: hex(found.code),
-      creation_bytecode: found.creation_code === null ? null : hex(found.creation_code),
+      deployed_bytecode: found.code,
+      creation_bytecode: found.creation_code,
       creation_status: 'success',
       ...(shown === null ? {} : presentVerified(shown, verified === null))
     }

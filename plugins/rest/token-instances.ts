@@ -1,12 +1,12 @@
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
-import { type TokenRecord } from '../../core/queries/tokens.ts'
+import { type TokenRecord } from '../../core/queries/tokens/tokens.ts'
 import { presentInstance } from './present-token.ts'
 import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'
 import { tokenTransferList } from './list-schemas.ts'
 import { listCursor, nextTokenTransferParams, tokenTransferCursor } from './pages.ts'
 import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, query, tokenTransfer, validationError, type RestApp } from './schemas.ts'
-import { addressObject, hashBytes, hex } from './present.ts'
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { addressObject, hashBytes } from './present.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { Queries } from '../../core/queries/index.ts'
@@ -73,10 +73,10 @@ export async function tokenInstanceRoutes (app: RestApp, { decoder, nftMetadata,
   }, async (request, reply) => {
     const id = request.params.token_id_param
     const token = await findNftToken(queries, request.params)
-    const found = token === undefined || !storableId(id) ? undefined : await queries.findTokenInstance({ token: token.address, tokenId: id })
+    const found = token === undefined || !storableId(id) ? undefined : await queries.findTokenInstance({ token: hashBytes(token.address), tokenId: id })
     if (token === undefined || found === undefined) throw new NotFoundError()
     // Metadata once read is kept for good: only an instance without it asks the reader (which may read it now).
-    const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(token.address, id, token.type) : null)
+    const metadata = found.metadata ?? (token.type === 'ERC-721' || token.type === 'ERC-1155' ? await nftMetadata.read(hashBytes(token.address), id, token.type) : null)
     return presentInstance({ ...found, metadata }, token, await names.read([found.owner]))
   })
 
@@ -92,7 +92,7 @@ export async function tokenInstanceRoutes (app: RestApp, { decoder, nftMetadata,
     const { token_id_param: id } = request.params
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
-    const rows = storableId(id) ? await queries.listInstanceTransfers({ token: token.address, tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
+    const rows = storableId(id) ? await queries.listInstanceTransfers({ token: hashBytes(token.address), tokenId: id, cursor: tokenTransferCursor(request.query, 'desc') }) : []
     const [named, method] = await Promise.all([names.read(rows.flatMap(tokenTransferAddresses)), transferMethods(decoder, queries.readTransferCalls, rows)])
     return instanceTransferList.keysetPage(rows, (t) => presentTokenTransfer(t, named, method(t)), (last, next) => ({ ...nextTokenTransferParams(last, next), token_id: id }), request.query)
   })
@@ -112,10 +112,10 @@ export async function tokenInstanceRoutes (app: RestApp, { decoder, nftMetadata,
     const q = request.query
     const value = cursorValue(q.value)
     const cursor = q.address_hash === undefined || value === undefined ? undefined : { value, holder: hashBytes(q.address_hash) }
-    const rows = storableId(id) ? await queries.listInstanceHolders({ token: token.address, tokenId: id, cursor }) : []
+    const rows = storableId(id) ? await queries.listInstanceHolders({ token: hashBytes(token.address), tokenId: id, cursor }) : []
     const named = await names.read(rows.map((h) => h.holder))
     return instanceHolderList.page(rows, (h) => ({ address: addressObject(h.holder, h.holder_is_contract, named), value: h.value, token_id: h.token_id }),
-      (last) => ({ address_hash: hex(last.holder), value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
+      (last) => ({ address_hash: last.holder, value: last.value, token_id: last.token_id, items_count: PAGE_SIZE }))
   })
 
   app.get('/tokens/:address_hash_param/instances/:token_id_param/transfers-count', {
@@ -130,6 +130,6 @@ export async function tokenInstanceRoutes (app: RestApp, { decoder, nftMetadata,
     const { token_id_param: id } = request.params
     const token = await findNftToken(queries, request.params)
     if (token === undefined) throw new NotFoundError()
-    return { transfers_count: storableId(id) ? await queries.countInstanceTransfers({ token: token.address, tokenId: id }) : 0 }
+    return { transfers_count: storableId(id) ? await queries.countInstanceTransfers({ token: hashBytes(token.address), tokenId: id }) : 0 }
   })
 }

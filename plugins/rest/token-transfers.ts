@@ -1,5 +1,5 @@
 // Token transfers: the global list, a transaction's, an address's and a token's.
-import type { TokenTransferRecord } from '../../core/queries/token-transfers.ts'
+import type { TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
 import { addressParam, tokenTransferList, tokenTypes } from './list-schemas.ts'
 import { nextTokenTransferParams, pageSize, tokenTransferCursor } from './pages.ts'
 import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'

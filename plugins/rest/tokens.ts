@@ -1,8 +1,8 @@
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
-import { type TokenListCursor } from '../../core/queries/tokens.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
+import { type TokenListCursor } from '../../core/queries/tokens/tokens.ts'
 import { presentToken } from './present-token.ts'
 import { toPage } from './pages.ts'
-import { addressObject, hashBytes, hex } from './present.ts'
+import { addressObject, hashBytes } from './present.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList
@@ -71,7 +71,7 @@ export async function tokenRoutes (app: RestApp, { names }: { names: AddressName
     const ascending = q.sort === 'holders_count' && q.order === 'asc'
     const rows = await queries.listTokens({ filter: { types: parseTokenTypes(q.type), q: q.q }, holdersAscending: ascending, cursor: listCursor(q), pageSize })
     return toPage(rows, presentToken, (last) => ({
-      contract_address_hash: hex(last.address),
+      contract_address_hash: last.address,
       fiat_value: null,
       holders_count: last.holder_count,
       is_name_null: last.name === null,
@@ -128,6 +128,6 @@ export async function tokenRoutes (app: RestApp, { names }: { names: AddressName
     return toPage(rows,
       (h) => ({ address: addressObject(h.holder, h.holder_is_contract, named), value: h.value, token_id: perId ? h.token_id : null }),
       // An ERC-1155 holder has a row per id: the id keeps the cursor exact.
-      (last) => ({ address_hash: hex(last.holder), value: last.value, items_count: PAGE_SIZE, ...(perId ? { token_id: last.token_id } : {}) }))
+      (last) => ({ address_hash: last.holder, value: last.value, items_count: PAGE_SIZE, ...(perId ? { token_id: last.token_id } : {}) }))
   })
 }

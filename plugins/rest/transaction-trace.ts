@@ -1,6 +1,6 @@
 // A transaction's execution: its raw trace (Parity style, from the indexed
 // call frames) and its balance changes (coin ones from Geth's prestateTracer).
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
 import { presentRawTrace } from './present-internal-transaction.ts'
 import { presentStateChanges, stateChangeAddresses } from './present-state-change.ts'
@@ -25,7 +25,7 @@ export async function transactionTraceRoutes (app: RestApp, { names }: { names: 
     const frames = await queries.listTraceFrames(hash)
     // Every indexed transaction has at least its own frame.
     if (frames.length === 0 && !await queries.transactionExists(hash)) throw new NotFoundError()
-    return presentRawTrace(hash, frames)
+    return presentRawTrace(request.params.transaction_hash_param.toLowerCase(), frames)
   })
 
   app.get('/transactions/:transaction_hash_param/state-changes', {

@@ -1,4 +1,4 @@
-import { PAGE_SIZE } from '../../core/queries/page-size.ts'
+import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { methodOf, presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from './present-transaction.ts'
 import { itemsCount, message, query, transaction, transactionHashParams, validationError, type RestApp } from './schemas.ts'
 import { JSON_TEXT, hashBytes, jsonPage } from './present.ts'

@@ -99,7 +99,7 @@ async function broadcastAddressTransfers (queries: Queries, decoder: Decoder, na
   const [named, method] = await Promise.all([names.read(records.flatMap(tokenTransferAddresses)), transferMethods(decoder, queries.readTransferCalls, records)])
   for (const record of records) {
     const item = presentTokenTransfer(record, named, method(record))
-    for (const party of new Set(['0x' + record.from.toString('hex'), '0x' + record.to.toString('hex')])) {
+    for (const party of new Set([record.from, record.to])) {
       if (subscribed(party)) byAddress.set(party, [...byAddress.get(party) ?? [], item])
     }
   }

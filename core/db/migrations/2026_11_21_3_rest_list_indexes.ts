@@ -5,7 +5,7 @@ import type { Knex } from 'knex'
 // (it is the transaction itself): the internal-transaction indexes are partial
 // on that predicate, so the rows they skip are never read. Queries must repeat
 // the predicate as written here for PostgreSQL to pick them
-// (core/queries/internal-transactions.ts LISTED).
+// (core/queries/transactions/internal-transactions.ts LISTED).
 const LISTED_INTERNAL_TRANSACTION = '(trace_index > 0 or type <> \'call\')'
 
 export async function up (knex: Knex): Promise<void> {

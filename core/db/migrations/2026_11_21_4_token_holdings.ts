@@ -77,7 +77,7 @@ export async function up (knex: Knex): Promise<void> {
     create index tokens_list_order on tokens (holder_count desc, (name is null), name, address);
     create index tokens_list_order_ascending on tokens (holder_count, (name is null), name, address);
     create index tokens_type_list_order on tokens (type, holder_count desc, (name is null), name, address);
-    -- q= word-prefix search of token names and symbols (the expression of core/queries/tokens.ts).
+    -- q= word-prefix search of token names and symbols (the expression of core/queries/tokens/tokens.ts).
     create index tokens_search on tokens using gin ((case when symbol is not null then to_tsvector('english', symbol || ' ' || name)
       else to_tsvector('english', name) end));
     -- Internal transactions that created an address (tab counts, smart contract creation code) read

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 
-// The advanced filter's method filter (core/queries/advanced-filters.ts): the
+// The advanced filter's method filter (core/queries/search/advanced-filters.ts): the
 // transactions that call one 4-byte selector, newest first, read from an index
 // that leads with the selector, as the address filters read transactions_from
 // and transactions_to. Without it a rare method meant walking every

@@ -1,7 +1,7 @@
 // Transaction.summary (a gateway extension): the interpreter's summaries of
 // the transaction (core/interpreter), cached per transaction in PostgreSQL.
 import type { Interpreter, Summary } from '../../../core/interpreter/index.ts'
-import type { GraphqlTransaction } from '../../../core/queries/graphql-records.ts'
+import type { GraphqlTransaction } from '../../../core/queries/graphql/records.ts'
 
 export function summaryResolvers (interpreter: Interpreter) {
   return {

@@ -1,6 +1,6 @@
 // Field resolvers: Blockscout's field names over the indexer's row shapes.
 // Edges to other rows are loaders (loaders.ts), not resolvers here.
-import type { GraphqlAddress, GraphqlBlock, GraphqlToken, GraphqlTransaction } from '../../../core/queries/graphql-records.ts'
+import type { GraphqlAddress, GraphqlBlock, GraphqlToken, GraphqlTransaction } from '../../../core/queries/graphql/records.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../../core/indexer/types.ts'
 import { toGlobalId } from './node.ts'
 

@@ -5,7 +5,7 @@
 // test/plugins/rest/address-names.test.ts).
 import t from 'tap'
 import { KEPT_MS, createAddressNameReader } from '../../../core/address-names/index.ts'
-import type { AddressNameRow } from '../../../core/queries/address-names.ts'
+import type { AddressNameRow } from '../../../core/queries/addresses/address-names.ts'
 
 const A = '0x' + 'aa'.repeat(20)
 const B = '0x' + 'bb'.repeat(20)

@@ -8,7 +8,7 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { nextEvent } from '../../../core/indexer/events.ts'
 import { createIndexer } from '../../../core/indexer/index.ts'
 import { waitFor } from '../../support/gateway-process.ts'
-import { TIP_LAG_BLOCKS } from '../../../core/queries/indexing-status.ts'
+import { TIP_LAG_BLOCKS } from '../../../core/queries/blocks/indexing-status.ts'
 import type { RpcBlock } from '../../../core/indexer/types.ts'
 import { recoverCliqueSigner } from '../../../core/indexer/clique-signer.ts'
 

@@ -5,7 +5,7 @@ import t from 'tap'
 import knex, { type Knex } from 'knex'
 import { migrationSource } from '../../../core/db/migrations/index.ts'
 import { TOKEN_TYPES } from '../../../core/rows.ts'
-import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/advanced-filters.ts'
+import { ITEM_KINDS, type AdvancedFilter, type AdvancedFilterCursor } from '../../../core/queries/search/advanced-filters.ts'
 import { createTestDatabase } from '../../support/database.ts'
 import { createQueries, type Queries } from '../../../core/queries/index.ts'
 

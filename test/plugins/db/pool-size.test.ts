@@ -2,7 +2,7 @@
 // wait, no more sessions than that serve them.
 import t from 'tap'
 import { build } from '../../helper.ts'
-import { createPreparedStatements } from '../../../core/queries/prepared.ts'
+import { createPreparedStatements } from '../../../core/queries/sql/prepared.ts'
 
 const { app } = await build(t, { DATABASE_POOL_MAX: '2' })
 const db = app.db.knex

@@ -10,7 +10,7 @@ import { waitForReceipt } from '../../support/chain.ts'
 import { compileContract, TEST_TOKEN_SOURCE } from '../../support/contracts.ts'
 import { postGraphql, subscribeGraphql } from '../../support/graphql.ts'
 import { captureStatements } from '../../support/statements.ts'
-import { createPreparedStatements } from '../../../core/queries/prepared.ts'
+import { createPreparedStatements } from '../../../core/queries/sql/prepared.ts'
 
 const { wallets, allocFile } = await writeFundedAlloc(t, 3)
 const { app, url } = await build(t, { GENESIS_ALLOC: allocFile })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { parse, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql'
 import { transactionGroupsOf } from '../../../plugins/graphql/transaction-selection.ts'
-import { ALL_TRANSACTION_COLUMN_GROUPS } from '../../../core/queries/graphql-records.ts'
+import { ALL_TRANSACTION_COLUMN_GROUPS } from '../../../core/queries/graphql/records.ts'
 
 /** The info a resolver of `address.transactions` gets for `query`. */
 function infoOf (query: string): Parameters<typeof transactionGroupsOf>[0] {

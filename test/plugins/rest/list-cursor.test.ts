@@ -2,7 +2,7 @@
 // parameters, its next_page_params schema and its page builders.
 import t from 'tap'
 import { listCursor } from '../../../plugins/rest/pages.ts'
-import { PAGE_SIZE } from '../../../core/queries/page-size.ts'
+import { PAGE_SIZE } from '../../../core/queries/sql/page-size.ts'
 
 const cursor = listCursor({ block_number: { type: 'integer', minimum: 0 }, index: { type: 'integer' }, items_count: { type: 'integer', minimum: 1 } },
   { filter: { type: 'string' } })

@@ -1,0 +1,27 @@
+// Keyset pages for GraphQL connections, without a database: bounds, scan order and trimming.
+import t from 'tap'
+import { groupByParent, keysetClause, toPageRows, type KeysetPage } from '../../../../core/queries/graphql/page.ts'
+
+const page = (p: Partial<KeysetPage>): KeysetPage => ({ limit: 2, fromEnd: false, order: 'desc', ...p })
+
+t.test('keysetClause() bounds a page after and before keys in the connection order', async (t) => {
+  t.same(keysetClause(['b', 'i'], page({})), { where: '', bindings: [], orderBy: 'b desc, i desc', limit: 3 })
+  t.same(keysetClause(['b', 'i'], page({ after: [9, 1], before: [3, 0] })),
+    { where: ' and (b, i) < (?, ?) and (b, i) > (?, ?)', bindings: [9, 1, 3, 0], orderBy: 'b desc, i desc', limit: 3 })
+  t.same(keysetClause(['n'], page({ order: 'asc', after: [4] })), { where: ' and (n) > (?)', bindings: [4], orderBy: 'n asc', limit: 3 })
+  t.same(keysetClause(['n'], page({ order: 'asc', fromEnd: true, before: [8] })),
+    { where: ' and (n) < (?)', bindings: [8], orderBy: 'n desc', limit: 3 }, '`last` reads backwards from `before`')
+})
+
+t.test('toPageRows() drops the probe row and puts a backwards read in order', async (t) => {
+  t.same(toPageRows([5, 4, 3], page({})), { rows: [5, 4], hasMore: true })
+  t.same(toPageRows([5, 4], page({})), { rows: [5, 4], hasMore: false })
+  t.same(toPageRows([1, 2, 3], page({ fromEnd: true })), { rows: [2, 1], hasMore: true })
+})
+
+t.test('groupByParent() answers every parent, an empty page for one without rows', async (t) => {
+  const rows = [{ parent_key: '0xa', n: 1 }, { parent_key: '0xa', n: 2 }, { parent_key: '0xa', n: 3 }, { parent_key: '0xc', n: 9 }]
+  t.same(groupByParent(['0xa', '0xb', '0xc'], rows, page({})), [
+    { rows: [rows[0], rows[1]], hasMore: true }, { rows: [], hasMore: false }, { rows: [rows[3]], hasMore: false }
+  ])
+})
