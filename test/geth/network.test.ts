@@ -105,6 +105,11 @@ t.test('JOIN_URL: a second instance takes the genesis and peers, syncs the same 
   // Geth keeps a vote that passed among its proposals (never casting it again) until it is discarded.
   t.match(lines.join('\n'), `votes (1), kept until discarded:\n  add ${selfLower}`)
 
+  // The command line reaches the same code: npm run ops -- signers.
+  const cli = await execa('node', ['--import', 'tsx', 'scripts/ops.ts', 'signers'], { env: { ...process.env, DATA_DIR: first.config.dataDir, GETH_RPC_URL: firstRpc.url, LOG_LEVEL: 'warn' }, reject: false })
+  t.equal(cli.exitCode, 0, cli.stderr)
+  t.match(cli.stdout, 'signers (2):')
+
   // Two signers: removing one needs both votes, so the first's stays pending until discarded.
   lines.length = 0
   t.equal(await runSigners(opsConfig, { name: 'signers', action: 'remove', address: self }, out), 0)
