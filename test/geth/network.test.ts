@@ -125,6 +125,26 @@ t.test('JOIN_URL: a second instance takes the genesis and peers, syncs the same 
   t.same(lines, [self, 'a signer of the chain'])
 })
 
+t.test('a joined data directory starts while JOIN_URL does not answer, from the genesis hash and peers kept in join.json', async (t) => {
+  const dataDir = (await buildTestConfig(t)).config.dataDir
+  const log = pino({ level: 'silent' })
+  const joined = await createGethNode({ config: loadConfig({ ...process.env, DATA_DIR: dataDir, JOIN_URL: first.url }), log })
+  await joined.start()
+  await joined.stop()
+  const saved = JSON.parse(await readFile(join(dataDir, 'join.json'), 'utf8')) as { genesis_hash: string, enodes: string[] }
+  t.equal(saved.genesis_hash, (await hashAt(firstRpc, 0)).toLowerCase())
+  const closed = `http://127.0.0.1:${await findFreePort()}`
+  const again = await createGethNode({ config: loadConfig({ ...process.env, DATA_DIR: dataDir, JOIN_URL: closed }), log })
+  await again.start()
+  t.teardown(async () => await again.stop())
+  const target = await head(firstRpc)
+  await until('synced from the kept peers', async () => await head(again.rpc) >= target)
+  t.equal(await hashAt(again.rpc, target), await hashAt(firstRpc, target))
+  // A fresh data directory has nothing kept: JOIN_URL must answer.
+  const fresh = (await buildTestConfig(t)).config.dataDir
+  await t.rejects(createGethNode({ config: loadConfig({ ...process.env, DATA_DIR: fresh, JOIN_URL: closed }), log }), { code: 'GW_ERR_JOIN_FAILED' })
+})
+
 t.test('an unmodified geth init genesis.json && geth --bootnodes <enode> syncs the same chain', async (t) => {
   const bin = await findGeth({ bin: first.config.geth.bin, cacheDir: first.config.geth.cacheDir, log: pino({ level: 'silent' }), env: first.config.childEnv })
   const dir = await mkdtemp(join(tmpdir(), 'tg-plain-geth-'))
