@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
-import { build, buildOn, buildTestConfig, postRpc } from '../helper.ts'
+import { build, buildOn, buildTestConfig, postRpc, testConfig } from '../helper.ts'
 import { findFreePort } from '../../core/net/free-port.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createRpcClient, type RpcClient } from '../../core/rpc/client.ts'
@@ -143,6 +143,21 @@ t.test('a joined data directory starts while JOIN_URL does not answer, from the 
   // A fresh data directory has nothing kept: JOIN_URL must answer.
   const fresh = (await buildTestConfig(t)).config.dataDir
   await t.rejects(createGethNode({ config: loadConfig({ ...process.env, DATA_DIR: fresh, JOIN_URL: closed }), log }), { code: 'GW_ERR_JOIN_FAILED' })
+})
+
+t.test('JOIN_URL with INDEXER_ENABLED=false: an API-only instance on its own node serves the first\'s PostgreSQL', async (t) => {
+  const chain = await createTestChainFiles(t)
+  const apiOnly = await buildOn(t, { config: testConfig(chain, first.config.databaseUrl!, { JOIN_URL: first.url, INDEXER_ENABLED: 'false' }), chain })
+  t.equal(apiOnly.app.indexer.status().enabled, false)
+  const target = await head(firstRpc)
+  await until('its node synced', async () => await head(apiOnly.app.geth.rpc) >= target)
+  const indexed = await until('the first indexed the block', async () => {
+    const response = await fetch(`${first.url}/api/v2/blocks/${target}`)
+    return response.status === 200 ? await response.json() as { hash: string } : undefined
+  })
+  const served = await (await fetch(`${apiOnly.url}/api/v2/blocks/${target}`)).json() as { hash: string }
+  t.equal(served.hash, indexed.hash, 'the same block from the shared index')
+  t.equal(served.hash, await hashAt(apiOnly.app.geth.rpc, target), 'and its own node has it')
 })
 
 t.test('an unmodified geth init genesis.json && geth --bootnodes <enode> syncs the same chain', async (t) => {
