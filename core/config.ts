@@ -9,6 +9,8 @@ import { parseUnits } from 'ethers'
 import { isAddressOrSubnet } from './net/subnets.ts'
 
 export const CHAIN_ID = 793788
+/** Geth's own default --maxpeers, once an instance has peers at all. */
+const DEFAULT_P2P_MAXPEERS = 25
 
 type VariableSpec = {
   type: 'string' | 'integer' | 'boolean'
@@ -41,7 +43,12 @@ const VARIABLE_TABLE = {
   GETH_RPC_URL: { type: 'string', pattern: '^https?://', description: 'Use an already running node at this HTTP URL; skips the supervisor.' },
   GETH_WS_URL: { type: 'string', pattern: '^wss?://', description: 'The WebSocket endpoint of the node at GETH_RPC_URL: eth_subscribe over the gateway, and new heads without polling.' },
   GETH_GCMODE: { type: 'string', default: 'archive', enum: ['archive', 'full'], description: 'Geth --gcmode; archive keeps the state tracing needs.' },
-  GETH_MAXPEERS: { type: 'integer', default: 0, minimum: 0, maximum: 1000, description: 'Geth --maxpeers; 0 also turns discovery off.' },
+  GETH_MAXPEERS: { type: 'integer', minimum: 0, maximum: 1000, description: 'Geth --maxpeers; default 0 (no peers), or 25 when P2P_PORT, P2P_PEERS or JOIN_URL is set. Discovery is always off.' },
+  // A testnet of several machines (docs/network.md).
+  P2P_PORT: { type: 'integer', minimum: 1, maximum: 65535, description: 'TCP port our Geth listens on for peers (open it to the other nodes), and that /api/v2/network publishes in its enode URL; unset, no peer can connect and none is published.' },
+  P2P_EXTERNAL_IP: { type: 'string', pattern: '^[0-9A-Fa-f.:]+$', description: 'The address other nodes reach our Geth at (Geth --nat extip:<ip>), the host of the published enode URL; unset, the host the client asked /api/v2/network by.' },
+  P2P_PEERS: { type: 'string', pattern: '^enode://[^,\\s]+(\\s*,\\s*enode://[^,\\s]+)*$', description: 'Comma-separated enode URLs our Geth dials and keeps as static peers (discovery stays off).' },
+  JOIN_URL: { type: 'string', pattern: '^https?://', description: 'A running gateway of the network to join: on first start its /genesis.json initialises our Geth and its /api/v2/network names the peers; a data directory of another chain is refused. Our signer key is not a signer until voted in.' },
   RPC_MAX_BATCH: { type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'Largest JSON-RPC batch accepted.' },
   RPC_MAX_LOG_RANGE: { type: 'integer', default: 10000, minimum: 1, description: 'Widest eth_getLogs / eth_newFilter block range.' },
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
@@ -136,6 +143,11 @@ export type Config = Readonly<{
     genesisAlloc: string | undefined
     gcmode: 'archive' | 'full'
     maxPeers: number
+    p2pPort: number | undefined
+    externalIp: string | undefined
+    /** P2P_PEERS: static peers' enode URLs. */
+    peers: readonly string[]
+    joinUrl: string | undefined
   }>
   rpcProxy: Readonly<{
     maxBatch: number
@@ -279,7 +291,11 @@ export function loadConfig (env: Env = process.env): Config {
       cliquePeriod: v.CLIQUE_PERIOD,
       genesisAlloc: v.GENESIS_ALLOC,
       gcmode: v.GETH_GCMODE,
-      maxPeers: v.GETH_MAXPEERS
+      maxPeers: v.GETH_MAXPEERS ?? (v.P2P_PORT !== undefined || v.P2P_PEERS !== undefined || v.JOIN_URL !== undefined ? DEFAULT_P2P_MAXPEERS : 0),
+      p2pPort: v.P2P_PORT,
+      externalIp: str('P2P_EXTERNAL_IP'),
+      peers: (str('P2P_PEERS') ?? '').split(',').map((peer) => peer.trim()).filter((peer) => peer !== ''),
+      joinUrl: str('JOIN_URL')
     },
     rpcProxy: {
       maxBatch: v.RPC_MAX_BATCH,

@@ -12,12 +12,15 @@ export const ChainMismatchError = createError<[string, string]>('GW_ERR_CHAIN_MI
 export const GenesisAllocInvalidError = createError<[string, string]>('GW_ERR_GENESIS_ALLOC_INVALID', 'GENESIS_ALLOC file %s is not a Geth alloc object: %s', 500)
 export const DevAccountsInvalidError = createError<[string, string]>('GW_ERR_DEV_ACCOUNTS_INVALID', 'DEV_ACCOUNTS_FILE %s is not a JSON array of private keys: %s', 500)
 export const DatabaseChainMismatchError = createError<[string, string]>('GW_ERR_DATABASE_CHAIN_MISMATCH', 'The database indexes the chain with genesis %s, but the node has genesis %s', 500)
+export const JoinFailedError = createError<[string, string]>('GW_ERR_JOIN_FAILED', 'Could not join the network of JOIN_URL %s: %s', 500)
+export const GenesisMismatchError = createError<[string, string, string]>('GW_ERR_GENESIS_MISMATCH', 'DATA_DIR holds the chain with genesis %s, but %s publishes genesis %s: use an empty DATA_DIR to join it', 500)
 export const EmbeddedPostgresFailedError = createError<[string]>('GW_ERR_EMBEDDED_POSTGRES_FAILED', 'Embedded PostgreSQL did not start: %s', 500)
 
 // Operator commands (`npm run ops`).
 export const OpsUsageError = createError<[string]>('GW_ERR_OPS_USAGE', 'Invalid ops command line: %s', 500)
 export const OpsDataDirEmptyError = createError<[string, string]>('GW_ERR_OPS_DATA_DIR_EMPTY', 'No gateway runs on DATA_DIR %s and it holds no %s: start the gateway there first, or set GETH_RPC_URL and DATABASE_URL', 500)
 export const GatewayStartingError = createError<[string, string]>('GW_ERR_GATEWAY_STARTING', 'A gateway (pid %s) runs Geth or PostgreSQL on DATA_DIR %s but has not written endpoints.json: wait until it serves, or set GETH_RPC_URL and DATABASE_URL', 500)
+export const OpsNoRunningNodeError = createError<[string]>('GW_ERR_OPS_NO_RUNNING_NODE', 'No gateway runs on DATA_DIR %s: votes go to a running node (clique keeps them in memory), so start the gateway first or set GETH_RPC_URL to its Geth', 500)
 export const IndexerBusyError = createError<[string]>('GW_ERR_INDEXER_BUSY', 'Another process holds the indexer lock on this database (a running gateway indexes it): stop the gateway, then run %s again', 500)
 export const ReindexFailedError = createError<[string, string]>('GW_ERR_REINDEX_FAILED', 'Reindexing stopped at block %s: %s', 500)
 

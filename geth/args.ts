@@ -27,6 +27,14 @@ export type GethArgsOptions = {
   authPort: number
   gcmode: 'archive' | 'full'
   maxPeers: number
+  /** P2P_PORT: listen for peers there; unset, port 0 (a random one) and no peers unless maxPeers says so. */
+  p2pPort?: number | undefined
+  /** P2P_EXTERNAL_IP: the address Geth gives peers for itself (--nat extip). */
+  externalIp?: string | undefined
+  /** A --config file naming the static peers (p2p.ts). */
+  configFile?: string | undefined
+  /** --mine from the start: our key is a signer in the genesis. Otherwise signer-role.ts starts the miner once it is voted in. */
+  seal?: boolean
 }
 
 export function buildGethArgs (o: GethArgsOptions): string[] {
@@ -39,16 +47,20 @@ export function buildGethArgs (o: GethArgsOptions): string[] {
     // crash rewinds the head (with full, an unclean stop re-seals heights).
     '--gcmode', o.gcmode,
     ...PREIMAGE_ARGS,
-    ...(o.maxPeers === 0 ? ['--nodiscover'] : []),
+    ...(o.configFile !== undefined ? ['--config', o.configFile] : []),
+    // Discovery off: peers are the static ones (P2P_PEERS, JOIN_URL's), and a
+    // plain Geth joins with --bootnodes <our enode>, which it dials itself.
+    '--nodiscover',
     '--maxpeers', String(o.maxPeers),
-    // Port 0: several nodes (tests) on one machine never fight over 30303.
-    '--port', o.maxPeers === 0 ? '0' : '30303',
-    '--nat', 'none',
+    // Port 0 without P2P_PORT: several nodes (tests) on one machine never fight over 30303.
+    '--port', String(o.p2pPort ?? 0),
+    '--nat', o.externalIp !== undefined ? `extip:${o.externalIp}` : 'none',
     '--ipcdisable',
     '--http', '--http.addr', '127.0.0.1', '--http.port', String(o.httpPort), '--http.api', GETH_PRIVATE_APIS,
     '--ws', '--ws.addr', '127.0.0.1', '--ws.port', String(o.wsPort), '--ws.api', GETH_PRIVATE_APIS,
     '--authrpc.addr', '127.0.0.1', '--authrpc.port', String(o.authPort),
-    '--mine', '--miner.etherbase', o.signer,
+    ...(o.seal === false ? [] : ['--mine']),
+    '--miner.etherbase', o.signer,
     // Every transaction reaches Geth through its RPC, which would make each a
     // "local" one: exempt from the price floor (a zero-fee transaction was
     // accepted and never mined), never evicted, journalled across restarts.

@@ -8,7 +8,9 @@
 // idle period-0 chain never falls) looks the same, and restarting does not
 // help it: while the head stands still, each further restart waits twice as
 // long as the one before (up to 5 minutes). Geth down or restarting is not
-// its business: a failed look is skipped.
+// its business: a failed look is skipped; nor is a node whose key is not (yet)
+// a signer (a joined instance before it is voted in): its pending
+// transactions wait for the signers, not for it.
 import type { Logger } from '../core/logger.ts'
 import type { RpcClient } from '../core/rpc/client.ts'
 import { realClock, type Clock } from '../core/clock.ts'
@@ -20,9 +22,15 @@ export type SealerWatchdog = { stop (): void }
 
 type Look = { pending: number, head: number }
 
-export type SealerWatchdogOptions = { rpc: RpcClient, log: Logger, clock?: Clock }
+export type SealerWatchdogOptions = {
+  rpc: RpcClient
+  log: Logger
+  clock?: Clock
+  /** false while this node's key is not a clique signer: nothing to restart then. */
+  isSigner?: () => boolean | undefined
+}
 
-export function startSealerWatchdog ({ rpc, log, clock = realClock }: SealerWatchdogOptions): SealerWatchdog {
+export function startSealerWatchdog ({ rpc, log, clock = realClock, isSigner = () => true }: SealerWatchdogOptions): SealerWatchdog {
   let last: Look | undefined
   let looking = false
   // Restarts since the head last moved, and when the next one may come.
@@ -38,7 +46,7 @@ export function startSealerWatchdog ({ rpc, log, clock = realClock }: SealerWatc
       ])
       const now = { pending: Number((status as { pending: string }).pending), head: Number(head as string) }
       if (last !== undefined && now.head !== last.head) [restarts, nextRestartAt] = [0, 0]
-      const stalled = last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head
+      const stalled = isSigner() !== false && last !== undefined && last.pending > 0 && now.pending > 0 && now.head === last.head
       if (stalled && clock.now() >= nextRestartAt) {
         log.warn({ pending: now.pending, head: now.head, restarts }, 'clique sealer stalled with transactions pending (go-ethereum#21189): restarting it')
         await rpc.call('miner_stop', [])

@@ -14,6 +14,7 @@ import db from './db/index.ts'
 import geth from './geth/index.ts'
 import rpcProxy from './rpc-proxy/index.ts'
 import health from './health/index.ts'
+import network from './network/index.ts'
 import indexer from './indexer/index.ts'
 import nftMetadata from './nft-metadata/index.ts'
 import rest from './rest/index.ts'
@@ -125,5 +126,6 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   else await app.register(graphqlDisabled)
   await app.register(socket, config.socket)
   await app.register(health, { chainId: config.chainId, cliquePeriod: config.geth.cliquePeriod })
+  await app.register(network, { chainId: config.chainId })
   return app
 }

@@ -43,6 +43,7 @@ try {
   if (command.name === 'graphql') process.exit(await (await import('./ops/graphql.ts')).runGraphqlSwitch(config, command.enabled, out))
   if (command.name === 'explorer-env') process.exit(await (await import('./ops/explorer-env.ts')).runExplorerEnv(config, command, out))
   if (command.name === 'status') process.exit(await (await import('./ops/status.ts')).runStatus(config, command.json, out))
+  if (command.name === 'signers') process.exit(await (await import('./ops/signers.ts')).runSigners(config, command, out))
   if (command.name === 'install-service') {
     const [{ default: pino }, { runInstallService }] = await Promise.all([import('pino'), import('./ops/install-service.ts')])
     process.exit(await runInstallService(command, config, pino({ level: config.logLevel }, pino.destination({ dest: 2, sync: true })), out))

@@ -22,6 +22,11 @@ export type OpsCommand =
   | { name: 'explorer-env', apiUrl: string | undefined, appUrl: string | undefined }
   | { name: 'stats-rebuild' }
   | { name: 'tag', address: string, tag: string | undefined }
+  | SignersCommand
+
+export type SignersCommand =
+  | { name: 'signers', action: 'list' | 'self' }
+  | { name: 'signers', action: 'propose' | 'remove' | 'discard', address: string }
 
 const OPTIONS = {
   from: { type: 'string' },
@@ -74,7 +79,8 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   keys: ['label', 'tier', 'limit', 'grace'],
   'explorer-env': ['api-url', 'app-url'],
   stats: [],
-  tag: []
+  tag: [],
+  signers: []
 }
 
 /** Throws OpsUsageError for anything it cannot run. */
@@ -153,7 +159,20 @@ function parseCommand (name: OpsCommandName, rest: string[], values: Values): Op
       if (tag !== undefined && (tag.length === 0 || tag.length > MAX_TAG_LENGTH)) throw new OpsUsageError(`tag wants a name of 1 to ${MAX_TAG_LENGTH} characters`)
       return { name, address: rest[0]!, tag }
     }
+    case 'signers':
+      return parseSignersArgs(rest)
   }
+}
+
+function parseSignersArgs (rest: string[]): SignersCommand {
+  const [action = 'list', address, ...more] = rest
+  if (action === 'list' || action === 'self') {
+    if (address !== undefined) throw new OpsUsageError(`signers ${action} takes no arguments`)
+    return { name: 'signers', action }
+  }
+  if (action !== 'propose' && action !== 'remove' && action !== 'discard') throw new OpsUsageError(`signers takes list, self, propose, remove or discard, got ${JSON.stringify(action)}`)
+  if (!isAddress(address) || more.length > 0) throw new OpsUsageError(`signers ${action} wants one address, got ${JSON.stringify(rest.slice(1).join(' '))}`)
+  return { name: 'signers', action, address }
 }
 
 function isCommand (name: string | undefined): name is OpsCommandName {

@@ -68,7 +68,17 @@ export const COMMAND_USAGE = {
       Name an address in transaction summaries (a public tag: used when the
       address is neither a verified contract nor a token); without a name,
       remove its tag. Cached summaries naming it are written again when next
-      asked. Needs the database only.`
+      asked. Needs the database only.`,
+  signers: `signers [list] | signers self | signers propose|remove|discard <address>
+      The chain's clique signers and this node's pending votes (clique_getSigners,
+      clique_proposals). propose: vote <address> in; remove: vote it out; a
+      vote passes once more than half the signers made it, each signer voting
+      through its own instance. discard: withdraw this node's vote on <address>
+      (Geth lists a vote that passed until it is discarded).
+      self: this instance's signer key (DATA_DIR's keystore), the address the
+      signers vote in for a joined instance, and whether it is a signer. Votes
+      go to the running gateway's Geth (or GETH_RPC_URL): clique keeps them in
+      memory until they are sealed into blocks. See docs/network.md.`
 } as const
 
 export type OpsCommandName = keyof typeof COMMAND_USAGE

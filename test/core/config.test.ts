@@ -16,6 +16,25 @@ t.test('loadConfig() applies documented defaults', async (t) => {
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.geth), 'the config is frozen')
 })
 
+t.test('loadConfig() reads the p2p settings: peers allowed once an instance listens, dials or joins', async (t) => {
+  const loopback = loadConfig({})
+  t.equal(loopback.geth.p2pPort, undefined)
+  t.same(loopback.geth.peers, [])
+  t.equal(loopback.geth.joinUrl, undefined)
+  const enode = 'enode://' + 'ab'.repeat(64) + '@192.0.2.1:30303'
+  t.equal(loadConfig({ P2P_PORT: '30303' }).geth.maxPeers, 25)
+  t.equal(loadConfig({ JOIN_URL: 'http://192.0.2.1:4000' }).geth.maxPeers, 25)
+  t.equal(loadConfig({ P2P_PORT: '30303', GETH_MAXPEERS: '5' }).geth.maxPeers, 5)
+  const config = loadConfig({ P2P_PORT: '30303', P2P_EXTERNAL_IP: '192.0.2.7', P2P_PEERS: `${enode}, ${enode.replace('ab', 'cd')}` })
+  t.equal(config.geth.p2pPort, 30303)
+  t.equal(config.geth.externalIp, '192.0.2.7')
+  t.same(config.geth.peers, [enode, enode.replace('ab', 'cd')])
+  t.equal(config.geth.maxPeers, 25)
+  for (const bad of [{ P2P_PORT: '0' }, { P2P_PEERS: 'http://x' }, { JOIN_URL: 'example.org' }, { P2P_EXTERNAL_IP: 'host name' }]) {
+    t.throws(() => loadConfig(bad), { code: 'GW_ERR_CONFIG_INVALID' }, JSON.stringify(bad))
+  }
+})
+
 t.test('loadConfig() coerces numbers and treats empty values as unset', async (t) => {
   const config = loadConfig({ PORT: '8080', CLIQUE_PERIOD: '0', DATABASE_URL: '', RPC_MAX_BATCH: '5' })
   t.equal(config.port, 8080)

@@ -52,3 +52,22 @@ t.test('buildGethArgs() keeps every RPC on loopback and turns discovery off by d
   t.ok(args.includes('--ipcdisable'), 'no IPC socket for an unlocked signer')
   t.ok(args.includes('--txpool.nolocals'), 'transactions sent through the RPC get no local exemptions')
 })
+
+t.test('buildGethArgs() listens for peers on P2P_PORT only, names the external IP, reads static peers from --config, seals only a genesis signer', async (t) => {
+  const base = { gethDir: '/d', keystoreDir: '/k', passwordFile: '/p', signer: A, chainId: 793788, httpPort: 1, wsPort: 2, authPort: 3, gcmode: 'archive', maxPeers: 0 } as const
+  const value = (args: string[], flag: string) => args[args.indexOf(flag) + 1]
+  const loopback = buildGethArgs(base)
+  t.equal(value(loopback, '--port'), '0', 'no P2P_PORT: a random port and --maxpeers 0, nobody connects')
+  t.equal(value(loopback, '--nat'), 'none')
+  t.notOk(loopback.includes('--config'))
+  t.ok(loopback.includes('--mine'), 'sealing from the start by default')
+  const open = buildGethArgs({ ...base, maxPeers: 25, p2pPort: 30303, externalIp: '203.0.113.7', configFile: '/d/geth.toml', seal: false })
+  t.equal(value(open, '--port'), '30303')
+  t.equal(value(open, '--maxpeers'), '25')
+  t.ok(open.includes('--nodiscover'), 'discovery stays off with peers')
+  t.equal(value(open, '--nat'), 'extip:203.0.113.7')
+  t.equal(value(open, '--config'), '/d/geth.toml')
+  t.notOk(open.includes('--mine'), 'a joined key waits to be voted in')
+  t.equal(value(open, '--miner.etherbase'), A)
+  t.equal(value(open, '--unlock'), A, 'unlocked, so the miner can start once it is a signer')
+})

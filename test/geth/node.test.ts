@@ -8,7 +8,7 @@ import { JsonRpcProvider, Wallet } from 'ethers'
 import pino from 'pino'
 import { loadConfig } from '../../core/config.ts'
 import { createGethNode, type GethNode } from '../../geth/node.ts'
-import { SEALER_WATCHDOG_INTERVAL_MS } from '../../geth/sealer-watchdog.ts'
+import { SEALER_WATCHDOG_INTERVAL_MS, startSealerWatchdog } from '../../geth/sealer-watchdog.ts'
 import { RESTART_MAX_DELAY_MS } from '../../core/restart-backoff.ts'
 import { createTestChainFiles, waitForReceipt } from '../support/chain.ts'
 import { restartSealing } from '../support/blocks.ts'
@@ -112,6 +112,28 @@ t.test('a period-0 sealer stopped with a transaction pending is restarted by the
   t.ok(clock.now() - started < 15_000, `sealed ${clock.now() - started} ms after sending (the watchdog looks every 2 s)`)
   t.ok(blockNumber > 0)
   t.equal(await node.rpc.call<boolean>('eth_mining', []), true, 'mining again')
+})
+
+t.test('the watchdog leaves a node whose key is not a signer alone (a joined instance before it is voted in)', async (t) => {
+  // A watchdog of our own on its own fake clock: the node's watchdog does not look meanwhile.
+  const ownClock = createFakeClock()
+  const warnings: string[] = []
+  const ownLog = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(line) } })
+  let signer = false
+  const watchdog = startSealerWatchdog({ rpc: node.rpc, log: ownLog, clock: ownClock, isSigner: () => signer })
+  t.teardown(() => watchdog.stop())
+  await node.rpc.call('miner_stop', [])
+  const stoppedBy = Date.now() + MINER_STOP_WAIT_MS
+  while (await node.rpc.call<boolean>('eth_mining', []) && Date.now() < stoppedBy) await sleep(20)
+  const { hash, provider } = await send(node)
+  t.teardown(() => provider.destroy())
+  for (let i = 0; i < 5; i++) await ownClock.advance(SEALER_WATCHDOG_INTERVAL_MS)
+  t.same(warnings, [], 'no restart while not a signer')
+  t.equal(await node.rpc.call<boolean>('eth_mining', []), false)
+  signer = true
+  for (let i = 0; i < 3 && warnings.length === 0; i++) await ownClock.advance(SEALER_WATCHDOG_INTERVAL_MS)
+  t.equal(warnings.length, 1, 'a signer\'s stalled sealer is restarted')
+  t.ok((await waitForReceipt(provider, hash)).blockNumber > 0)
 })
 
 t.test('a pending transaction no block can take does not make the watchdog restart the sealer at every look', async (t) => {

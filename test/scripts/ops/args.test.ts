@@ -51,3 +51,16 @@ t.test('parseOpsArgs() refuses what it cannot run, saying why', async (t) => {
     t.throws(() => parseOpsArgs(argv), { code: 'GW_ERR_OPS_USAGE', message }, argv.join(' ') || '(nothing)')
   }
 })
+
+t.test('parseOpsArgs() reads signers and its votes', async (t) => {
+  const address = '0x000000000000000000000000000000000000dEaD'
+  t.same(parseOpsArgs(['signers']), { name: 'signers', action: 'list' })
+  t.same(parseOpsArgs(['signers', 'list']), { name: 'signers', action: 'list' })
+  t.same(parseOpsArgs(['signers', 'self']), { name: 'signers', action: 'self' })
+  for (const action of ['propose', 'remove', 'discard'] as const) t.same(parseOpsArgs(['signers', action, address]), { name: 'signers', action, address })
+  t.throws(() => parseOpsArgs(['signers', 'propose']), /signers propose wants one address/)
+  t.throws(() => parseOpsArgs(['signers', 'propose', 'nope']), /signers propose wants one address, got "nope"/)
+  t.throws(() => parseOpsArgs(['signers', 'remove', address, address]), /wants one address/)
+  t.throws(() => parseOpsArgs(['signers', 'vote', address]), /signers takes list, self, propose, remove or discard/)
+  t.throws(() => parseOpsArgs(['signers', 'self', address]), /signers self takes no arguments/)
+})
