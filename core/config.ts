@@ -293,9 +293,9 @@ export function loadConfig (env: Env = process.env): Config {
       gcmode: v.GETH_GCMODE,
       maxPeers: v.GETH_MAXPEERS ?? (v.P2P_PORT !== undefined || v.P2P_PEERS !== undefined || v.JOIN_URL !== undefined ? DEFAULT_P2P_MAXPEERS : 0),
       p2pPort: v.P2P_PORT,
-      externalIp: str('P2P_EXTERNAL_IP'),
-      peers: (str('P2P_PEERS') ?? '').split(',').map((peer) => peer.trim()).filter((peer) => peer !== ''),
-      joinUrl: str('JOIN_URL')
+      externalIp: v.P2P_EXTERNAL_IP,
+      peers: (v.P2P_PEERS ?? '').split(',').map((peer) => peer.trim()).filter((peer) => peer !== ''),
+      joinUrl: v.JOIN_URL
     },
     rpcProxy: {
       maxBatch: v.RPC_MAX_BATCH,

@@ -51,6 +51,10 @@ const EXERCISED_ELSEWHERE: Record<string, string> = {
 /** Never answered over HTTP: start-up and operator commands stop with them. The test raising each, or null where none does. */
 const NOT_OVER_HTTP: Record<string, string | null> = {
   GW_ERR_CONFIG_INVALID: 'test/core/config.test.ts',
+  // A start or an operator command that fails: test/geth/network.test.ts raises all three.
+  GW_ERR_JOIN_FAILED: 'test/geth/network.test.ts',
+  GW_ERR_GENESIS_MISMATCH: 'test/geth/network.test.ts',
+  GW_ERR_OPS_NO_RUNNING_NODE: 'test/geth/network.test.ts',
   GW_ERR_GETH_NOT_FOUND: null,
   GW_ERR_GETH_BUILD_FAILED: null,
   GW_ERR_GETH_START_FAILED: null,
