@@ -7,31 +7,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
 import { build, buildOn, buildTestConfig, postRpc, testConfig } from '../helper.ts'
 import { findFreePort } from '../../core/net/free-port.ts'
 import { loadConfig } from '../../core/config.ts'
-import { createRpcClient, type RpcClient } from '../../core/rpc/client.ts'
+import { createRpcClient } from '../../core/rpc/client.ts'
 import { createGethNode } from '../../geth/node.ts'
 import { findGeth } from '../../geth/install.ts'
 import { runSigners } from '../../scripts/ops/signers.ts'
 import { createTestChainFiles } from '../support/chain.ts'
-
-const SYNC_TIMEOUT_MS = 60_000
-
-async function until<T> (what: string, fn: () => Promise<T | undefined | false>, timeoutMs = SYNC_TIMEOUT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(250)
-  }
-}
-
-const head = async (rpc: RpcClient): Promise<number> => Number(await rpc.call<string>('eth_blockNumber'))
-const hashAt = async (rpc: RpcClient, n: number): Promise<string> => (await rpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
+import { hashAt, head, until } from '../support/node-wait.ts'
 
 const p2pPort = await findFreePort()
 const first = await build(t, { CLIQUE_PERIOD: '1', P2P_PORT: String(p2pPort) })

@@ -23,24 +23,13 @@ import { enodeUrl } from '../../geth/p2p.ts'
 import { verifyIndex } from '../../core/indexer/check-index.ts'
 import { runSigners } from '../../scripts/ops/signers.ts'
 import { waitForIndexed } from '../support/indexer.ts'
+import { hashAt, head, until } from '../support/node-wait.ts'
 import { startTcpProxy } from '../support/tcp-proxy.ts'
 
 const PERIOD_S = 1
 const DOWN_MS = 6_000
 const PARTITION_MS = 3_000
-const WAIT_MS = 60_000
 
-async function until<T> (what: string, fn: () => Promise<T | undefined | false>, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(250)
-  }
-}
-const head = async (rpc: RpcClient): Promise<number> => Number(await rpc.call<string>('eth_blockNumber'))
-const hashAt = async (rpc: RpcClient, n: number): Promise<string> => (await rpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
 const signersOf = async (rpc: RpcClient): Promise<string[]> => await rpc.call<string[]>('clique_getSigners')
 
 const first = await build(t, { CLIQUE_PERIOD: String(PERIOD_S), P2P_PORT: String(await findFreePort()) })
