@@ -2,6 +2,8 @@
 // process a scenario may kill and start again), its DATA_DIR and chain, a
 // funded sender, and the two questions each scenario ends on: did the index
 // reach the node's head, and does `ops verify-index` find it identical.
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { Wallet } from 'ethers'
 import { killLeftovers, runOps, startGatewayProcess, waitFor, type GatewayProcess } from '../lib/gateway-process.ts'
 import { waitForIndexedHead, type Cleanups } from '../proof/proof-gateway.ts'
@@ -24,6 +26,8 @@ export type FaultContext = {
   startGateway (): Promise<GatewayProcess>
   /** SIGKILL, then what a service manager stopping the unit's process group does: its Geth and PostgreSQL go too. */
   killGateway (): Promise<void>
+  /** The supervised Geth's process id, from DATA_DIR/geth.pid. */
+  gethPid (): Promise<number>
   /** Waits until the index holds the node's head (as it is once called); returns that head. */
   catchUp (): Promise<number>
   verify (): Promise<{ ok: boolean, summary: string }>
@@ -42,6 +46,9 @@ export function createFaultContext (cleanups: Cleanups, o: { dataDir: string, en
       context.gateway.kill('SIGKILL')
       await context.gateway.exited
       await killLeftovers(o.dataDir)
+    },
+    async gethPid () {
+      return Number((await readFile(join(o.dataDir, 'geth.pid'), 'utf8')).trim())
     },
     async catchUp () {
       const head = await waitFor('the node to answer through the gateway', async () => await nodeHead(context.gateway.url), o.timeoutMs)

@@ -6,11 +6,11 @@
 // answered through the upstream: (nearly) no -32603. The gateway is started
 // again without upstreams after it.
 import { readFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CHAIN_ID } from '../../core/config.ts'
+import { CHAIN_ID, loadConfig } from '../../core/config.ts'
 import { cachedGethPath } from '../../geth/install.ts'
+import { nodeKeyFile } from '../../geth/p2p.ts'
 import { findFreePort } from '../../core/net/free-port.ts'
 import { startGatewayProcess, waitFor } from '../lib/gateway-process.ts'
 import { enodeOf, startPlainGeth } from '../lib/plain-geth.ts'
@@ -28,7 +28,9 @@ const MAX_INTERNAL_ERRORS = 5
 
 export async function gethKillUpstream (context: FaultContext): Promise<ScenarioResult> {
   const record = createScenarioRecord('geth-kill-upstream', 'Geth SIGKILL under JSON-RPC load, with an upstream')
-  const bin = context.env.GETH_BIN ?? cachedGethPath(resolve(context.env.GETH_CACHE_DIR ?? process.env.GETH_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'testnet-gateway')))
+  // The Geth the gateway itself finds: GETH_BIN, else the cache its configuration names.
+  const geth = loadConfig({ ...process.env, ...context.env }).geth
+  const bin = geth.bin ?? cachedGethPath(geth.cacheDir)
   const upstream = await startPlainGeth(context.cleanups, bin, { genesisFile: join(context.dataDir, 'genesis.json'), networkId: CHAIN_ID, peers: true })
   context.gateway.kill('SIGTERM')
   await context.gateway.exited
@@ -39,9 +41,9 @@ export async function gethKillUpstream (context: FaultContext): Promise<Scenario
     RPC_UPSTREAMS: upstream.url,
     RPC_UPSTREAM_CHECK_INTERVAL_MS: String(CHECK_INTERVAL_MS)
   })
-  const gethPid = async (): Promise<number> => Number((await readFile(join(context.dataDir, 'geth.pid'), 'utf8')).trim())
+  const gethPid = context.gethPid
   try {
-    const nodeKey = await readFile(join(context.dataDir, 'geth', 'geth', 'nodekey'), 'utf8')
+    const nodeKey = await readFile(nodeKeyFile(join(context.dataDir, 'geth')), 'utf8')
     await upstream.addPeer(enodeOf(nodeKey, p2pPort))
     const syncStartedAt = Date.now()
     const head = await nodeHead(gateway.url)

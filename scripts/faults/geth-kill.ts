@@ -1,8 +1,6 @@
 // (a) Geth killed with SIGKILL under a steady JSON-RPC load: the supervisor
 // starts it again; meanwhile JSON-RPC answers -32603 at once (never after
 // RPC_TIMEOUT_MS); then the indexer goes on and the index matches the node.
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { waitFor } from '../lib/gateway-process.ts'
 import { createScenarioRecord, expectRecovered, type FaultContext, type ScenarioResult } from './context.ts'
@@ -16,7 +14,7 @@ const SLACK_MS = 2000
 
 export async function gethKill (context: FaultContext): Promise<ScenarioResult> {
   const record = createScenarioRecord('geth-kill', 'Geth SIGKILL under JSON-RPC load')
-  const gethPid = async (): Promise<number> => Number((await readFile(join(context.dataDir, 'geth.pid'), 'utf8')).trim())
+  const gethPid = context.gethPid
   const load = startReadLoad(context.gateway.url, context.sender.address, LOAD_CONCURRENCY)
   const transfers = startTransfers(() => context.gateway.url, context.sender)
   let downMs = 0

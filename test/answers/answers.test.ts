@@ -14,7 +14,7 @@ import t from 'tap'
 import { buildActivityChain } from '../support/activity-chain.ts'
 import { recordAnswers, writeAnswers } from '../support/answers.ts'
 
-/** This checkout's directory as a file name (/work/main: work+main). */
+/** This checkout's directory as a file name (/srv/gateway: srv+gateway). */
 const checkout = fileURLToPath(new URL('../..', import.meta.url)).split('/').filter(Boolean).join('+')
 
 const { app, wallets, head, contracts, payees } = await buildActivityChain(t)
