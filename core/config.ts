@@ -54,6 +54,8 @@ const VARIABLE_TABLE = {
   RPC_MAX_LOG_RESULTS: { type: 'integer', default: 10000, minimum: 1, description: 'Most logs one eth_getLogs may return.' },
   RPC_MAX_BODY_BYTES: { type: 'integer', default: 5242880, minimum: 1024, description: 'Largest JSON-RPC request body.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 30000, minimum: 100, description: 'How long a request to Geth may take before -32603.' },
+  RPC_TRACE_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 1, description: 'Longest a premium key\'s debug_trace* call may run in Geth (its tracer timeout; each transaction of a block trace): a shorter timeout asked is kept, a longer one capped.' },
+  RPC_TRACE_MAX_BYTES: { type: 'integer', default: 16777216, minimum: 1024, description: 'Largest answer of one debug_trace* call; a larger trace answers -32005, never cut short.' },
   RPC_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Keep JSON-RPC answers: those for latest until the next head is heard, those about blocks at or below the head in an LRU (docs/json-rpc.md); false sends every call to Geth.' },
   RPC_CACHE_MAX_MB: { type: 'integer', default: 64, minimum: 1, maximum: 4096, description: 'Megabytes of JSON-RPC answers kept about blocks at or below the head (least recently used go first); answers for latest may take a quarter of this again.' },
   RPC_UPSTREAMS: { type: 'string', description: 'Comma-separated JSON-RPC URLs of other nodes of this network the proxy uses while the local Geth does not answer (reads and eth_sendRawTransaction); each is checked for the chain ID and its head.' },
@@ -81,6 +83,7 @@ const VARIABLE_TABLE = {
   RATE_LIMIT_PREMIUM_PER_MIN: { type: 'integer', default: 1000, minimum: 1, description: 'Requests a minute for a premium API key, unless the key has its own limit.' },
   RATE_LIMIT_EXPLORER_ORIGINS: { type: 'string', pattern: '^https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*$', description: 'Origins of the explorer front end (https://explorer.example): requests without a key whose Origin header is one of them are counted apart from the public budget, at RATE_LIMIT_EXPLORER_PER_MIN per IP address; unset, none.' },
   RATE_LIMIT_EXPLORER_PER_MIN: { type: 'integer', default: 600, minimum: 1, description: 'Requests a minute for the explorer front end\'s visitors (RATE_LIMIT_EXPLORER_ORIGINS), per IP address (IPv6 per /64), apart from its public budget.' },
+  RPC_TRACE_WEIGHT: { type: 'integer', default: 10, minimum: 1, maximum: 1000, description: 'Requests of its budget a premium key spends on one debug_trace* call (each in a batch).' },
   REDIS_URL: { type: 'string', pattern: '^rediss?://', description: 'Redis that holds the rate-limit counters, shared by every instance; unset counts in memory.' },
   TRUST_PROXY: { type: 'string', pattern: '^[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*$', description: 'Comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; unset believes none.' },
   ADMIN_TOKEN: { type: 'string', pattern: '^\\S{16,}$', description: 'Bearer token of the operator: enables the admin API at /admin/api/keys and lets /metrics be read from any address (16 characters or more).' },
@@ -155,6 +158,10 @@ export type Config = Readonly<{
     maxLogResults: number
     maxBodyBytes: number
     timeoutMs: number
+    /** RPC_TRACE_TIMEOUT_MS: the cap on a trace's tracer timeout. */
+    traceTimeoutMs: number
+    /** RPC_TRACE_MAX_BYTES: the largest trace answer served. */
+    traceMaxBytes: number
     devAccountsFile: string | undefined
     cacheEnabled: boolean
     cacheMaxBytes: number
@@ -203,6 +210,8 @@ export type Config = Readonly<{
     enabled: boolean
     publicPerMin: number
     premiumPerMin: number
+    /** RPC_TRACE_WEIGHT: what one debug_trace* call spends of a premium key's budget. */
+    traceWeight: number
     /** Origins (scheme://host[:port]) whose keyless requests get the explorer's budget; none when empty. */
     explorerOrigins: readonly string[]
     explorerPerMin: number
@@ -303,6 +312,8 @@ export function loadConfig (env: Env = process.env): Config {
       maxLogResults: v.RPC_MAX_LOG_RESULTS,
       maxBodyBytes: v.RPC_MAX_BODY_BYTES,
       timeoutMs: v.RPC_TIMEOUT_MS,
+      traceTimeoutMs: v.RPC_TRACE_TIMEOUT_MS,
+      traceMaxBytes: v.RPC_TRACE_MAX_BYTES,
       devAccountsFile: v.DEV_ACCOUNTS_FILE,
       cacheEnabled: v.RPC_CACHE_ENABLED,
       cacheMaxBytes: v.RPC_CACHE_MAX_MB * 1024 * 1024,
@@ -346,6 +357,7 @@ export function loadConfig (env: Env = process.env): Config {
       enabled: v.RATE_LIMIT_ENABLED,
       publicPerMin: v.RATE_LIMIT_PUBLIC_PER_MIN,
       premiumPerMin: v.RATE_LIMIT_PREMIUM_PER_MIN,
+      traceWeight: v.RPC_TRACE_WEIGHT,
       explorerOrigins: readExplorerOrigins(v.RATE_LIMIT_EXPLORER_ORIGINS, cors),
       explorerPerMin: v.RATE_LIMIT_EXPLORER_PER_MIN,
       redisUrl: v.REDIS_URL

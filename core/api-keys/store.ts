@@ -11,6 +11,11 @@ export type ApiKeyTier = typeof API_KEY_TIERS[number]
 /** What a request needs to know of its key; `revokedAt` may lie ahead (a rotated key's grace period). */
 export type ApiKeyRecord = { id: string, label: string, tier: ApiKeyTier, limitPerMin: number | null, revokedAtMs: number | null }
 
+/** Whether a request's key (null or undefined: none) may call the premium JSON-RPC methods and pays their weight. */
+export function isPremiumKey (key: ApiKeyRecord | null | undefined): boolean {
+  return key?.tier === 'premium'
+}
+
 /** A key as the operator sees it: everything but the key. Times are ISO 8601. */
 export type ApiKeyListing = {
   id: string

@@ -40,7 +40,7 @@ const result: Planner = () => ({ kind: 'result' })
 const refAt = (index: number): Planner => (params) => blockRefScope(params[index])
 const hashAt = (index: number): Planner => (params) => ({ kind: 'blockHash', hash: params[index] as string })
 
-/** The methods whose answers are kept; every other one (pending state, sends, filters, logs) never is. */
+/** The methods whose answers are kept; every other one (pending state, sends, filters, logs, traces) never is. */
 const PLANNERS: Readonly<Record<string, Planner>> = {
   eth_blockNumber: head,
   eth_gasPrice: head,
@@ -57,6 +57,9 @@ const PLANNERS: Readonly<Record<string, Planner>> = {
   eth_getStorageAt: refAt(2),
   eth_call: refAt(1),
   eth_estimateGas: refAt(1),
+  eth_getProof: refAt(2),
+  // Left out, its block is Geth's pending: never kept.
+  eth_createAccessList: refAt(1),
   eth_getBlockReceipts: refAt(0),
   eth_getBlockTransactionCountByNumber: refAt(0),
   eth_getBlockTransactionCountByHash: hashAt(0),

@@ -11,6 +11,8 @@ export const JSON_RPC_ERRORS = {
   UNKNOWN_ACCOUNT: { code: -32000, message: 'unknown account' },
   LIMIT_EXCEEDED: { code: -32005, message: 'Limit exceeded' },
   UNAUTHORIZED: { code: -32001, message: 'Unauthorized' },
+  // EIP-1474's "Method not supported", for a method served to premium API keys only (traces, txpool_status).
+  PREMIUM_ONLY: { code: -32004, message: 'Method reserved to premium API keys' },
   // EIP-1474's "Resource unavailable": what the request needs (its API key's check) cannot be had now.
   RESOURCE_UNAVAILABLE: { code: -32002, message: 'Resource unavailable' }
 } as const

@@ -10,6 +10,7 @@
 // node's, and an upstream's answer for `latest` may be of another head.
 import type { Logger } from '../logger.ts'
 import { planCall } from './cache-plan.ts'
+import { TRACE_METHODS } from './trace-options.ts'
 import { RpcUnavailableError, type RawRpcResponse, type RpcCall, type RpcClient, type RpcItemAnswer } from '../rpc/client.ts'
 import type { Upstream, Upstreams } from '../rpc/upstreams.ts'
 
@@ -19,10 +20,12 @@ export const LOCAL_RETRY_MS = 500
 /**
  * Never sent elsewhere: a filter lives on the node that made it (one made on
  * an upstream would be gone when the local node is back), and anything that
- * is not a read or eth_sendRawTransaction stays with the local node.
+ * is not a read or eth_sendRawTransaction stays with the local node. Traces
+ * and the pool's status too: an upstream (another instance's public
+ * endpoint) need not serve them, and its pool is not ours.
  */
 const LOCAL_ONLY = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter', 'eth_getFilterChanges',
-  'eth_getFilterLogs', 'eth_uninstallFilter', 'eth_sendTransaction', 'eth_subscribe', 'eth_unsubscribe'])
+  'eth_getFilterLogs', 'eth_uninstallFilter', 'eth_sendTransaction', 'eth_subscribe', 'eth_unsubscribe', ...TRACE_METHODS, 'txpool_status'])
 
 export type FailoverClient = RpcClient & {
   /** True from a failure of the local node until it answers again: the answer cache stays suspended meanwhile. */
@@ -90,9 +93,9 @@ export function createFailoverClient (o: FailoverOptions): FailoverClient {
     return await elsewhere(upstream)
   }
 
-  async function send (body: string, signal?: AbortSignal): Promise<RawRpcResponse> {
-    return await withFailover(() => callsOf(body), async () => await o.local.send(body, signal),
-      async (u) => ({ ...await u.client.send(body, signal), upstream: u.name }))
+  async function send (body: string, signal?: AbortSignal, maxBytes?: number): Promise<RawRpcResponse> {
+    return await withFailover(() => callsOf(body), async () => await o.local.send(body, signal, maxBytes),
+      async (u) => ({ ...await u.client.send(body, signal, maxBytes), upstream: u.name }))
   }
 
   async function batchAnswers (calls: RpcCall[], signal?: AbortSignal): Promise<RpcItemAnswer[]> {

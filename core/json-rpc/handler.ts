@@ -5,9 +5,10 @@
 // the result's JSON text, with the request's own id written around it.
 import type { Logger } from '../logger.ts'
 import type { RpcClient } from '../rpc/client.ts'
-import { RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
+import { RpcAnswerTooLargeError, RpcUnavailableError, type RpcItemAnswer } from '../rpc/client.ts'
 import { JSON_RPC_ERRORS, JsonRpcError, errorResponse, type JsonRpcId, type JsonRpcResponse } from './errors.ts'
-import { isAllowedMethod, isJoinable, isSocketOnly, validateParams } from './methods.ts'
+import { isAllowedMethod, isJoinable, isPremiumMethod, isSocketOnly, validateParams } from './methods.ts'
+import { TRACE_METHODS, isTraceMethod, limitTraceParams, type TraceLimits } from './trace-options.ts'
 import { isNestedDeeperThan } from './params.ts'
 import { createRpcBatcher } from '../rpc/batcher.ts'
 import { createLogLimits, type LogLimits } from './log-limits.ts'
@@ -18,7 +19,7 @@ import { INVALID_METHOD } from '../metrics/index.ts'
 import type { AnswerCache, CachePlan, FreshAnswer } from './answer-cache.ts'
 import { freshFromBody, freshFromItem, keptAnswer } from './answer-text.ts'
 
-export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number }
+export type JsonRpcLimits = { maxBatch: number, maxLogRange: number, maxLogResults: number } & TraceLimits
 
 export type JsonRpcHandlerOptions = {
   rpc: RpcClient
@@ -46,12 +47,17 @@ export type JsonRpcReply = {
 export type SocketCalls = (method: string, params: unknown[]) => Promise<unknown>
 
 export type JsonRpcHandler = {
-  /** Answers a request's text; `socket` when it came over a WebSocket, which serves its socket-only methods. */
-  handle (text: string, socket?: SocketCalls): Promise<JsonRpcReply>
+  /**
+   * Answers a request's text; `socket` when it came over a WebSocket, which serves its socket-only methods;
+   * `premium` when it came with a premium API key, which may call the premium methods (traces, txpool_status).
+   */
+  handle (text: string, socket?: SocketCalls, premium?: boolean): Promise<JsonRpcReply>
 }
 
 /** A checked request: ready to answer. `id` undefined means a notification. */
 type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
+/** Who asks: over a WebSocket (`socket`, its own methods), with a premium API key or not. */
+type Caller = { socket: SocketCalls | undefined, premium: boolean }
 /** A request refused before it was served; `id` undefined: a notification, which gets no answer. */
 type Refusal = { id: JsonRpcId | undefined, error: JsonRpcError }
 /** An answer: a response to serialise, or one already serialised (a kept result with the request's id written in). */
@@ -67,7 +73,7 @@ type Miss = { call: Call, plan: CachePlan, flight: ReturnType<AnswerCache['join'
 export const MAX_PARAMS_DEPTH = 16
 /** Methods the gateway answers itself or checks around forwarding; every other one passes through untouched. */
 const NOT_FORWARDED_AS_IS = new Set(['eth_getLogs', 'eth_newFilter', 'eth_getFilterLogs', 'eth_getFilterChanges', 'eth_uninstallFilter',
-  'eth_sendTransaction', 'eth_chainId', 'net_version', 'eth_subscribe', 'eth_unsubscribe'])
+  'eth_sendTransaction', 'eth_chainId', 'net_version', 'eth_subscribe', 'eth_unsubscribe', ...TRACE_METHODS])
 
 const HTTP_OK = 200
 const HTTP_NO_CONTENT = 204
@@ -85,16 +91,17 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     net_version: () => String(o.chainId)
   }
 
-  async function handle (text: string, socket?: SocketCalls): Promise<JsonRpcReply> {
-    if (o.labelMethods !== true) return await answer(text, socket)
+  async function handle (text: string, socket?: SocketCalls, premium = false): Promise<JsonRpcReply> {
+    const caller: Caller = { socket, premium }
+    if (o.labelMethods !== true) return await answer(text, caller)
     const items: unknown[] = []
-    const result = await answer(text, socket, items)
+    const result = await answer(text, caller, items)
     result.methods = items.length === 0 ? [INVALID_METHOD] : items.map(methodLabel)
     return result
   }
 
   /** `seen` gets the request's items, for the metrics: none when it was not JSON or the batch was refused whole. */
-  async function answer (text: string, socket: SocketCalls | undefined, seen?: unknown[]): Promise<JsonRpcReply> {
+  async function answer (text: string, caller: Caller, seen?: unknown[]): Promise<JsonRpcReply> {
     let body: unknown
     try {
       body = JSON.parse(text)
@@ -103,7 +110,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     }
     if (!Array.isArray(body)) {
       seen?.push(body)
-      return await handleSingle(body, socket)
+      return await handleSingle(body, caller)
     }
     if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
     if (body.length > o.limits.maxBatch) {
@@ -111,15 +118,15 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
     }
     seen?.push(...body)
-    const answers = await handleBatch(body, socket)
+    const answers = await handleBatch(body, caller)
     // What JSON.stringify(answers) gives, with kept answers written in as they are.
     return answers.length === 0
       ? { status: HTTP_NO_CONTENT, body: undefined }
       : { status: HTTP_OK, body: '[' + answers.map((a) => typeof a === 'string' ? a : JSON.stringify(a)).join(',') + ']' }
   }
 
-  async function handleSingle (item: unknown, socket: SocketCalls | undefined): Promise<JsonRpcReply> {
-    const checked = checkRequest(item, socket !== undefined)
+  async function handleSingle (item: unknown, caller: Caller): Promise<JsonRpcReply> {
+    const checked = checkRequest(item, caller)
     if ('error' in checked) return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
     const call = checked
     const plan = call.id === undefined ? undefined : o.cache?.plan(call.method, call.params)
@@ -137,7 +144,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
         return call.id === undefined ? NO_ANSWER : { status: HTTP_OK, body }
       } else {
-        [answer] = await answerCalls([call], socket)
+        [answer] = await answerCalls([call], caller.socket)
       }
     } catch (err) {
       answer = failed(call, toJsonRpcError(err, o.log))
@@ -166,14 +173,32 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     return freshFromBody(body, upstream)
   }
 
-  async function handleBatch (items: unknown[], socket: SocketCalls | undefined): Promise<Answer[]> {
+  /**
+   * A trace, sent alone with its options held to the limits (trace-options.ts); Geth's answer is read no
+   * further than RPC_TRACE_MAX_BYTES and passed on unparsed. Never kept: a trace is asked again of Geth.
+   */
+  async function answerTrace (call: Call): Promise<Answer | undefined> {
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 0, method: call.method, params: limitTraceParams(call.method, call.params, o.limits) })
+    let response
+    try {
+      response = await o.rpc.send(text, undefined, o.limits.traceMaxBytes)
+    } catch (err) {
+      if (!(err instanceof RpcAnswerTooLargeError)) throw err
+      throw new JsonRpcError('LIMIT_EXCEEDED', `the trace is larger than ${err.maxBytes} bytes (RPC_TRACE_MAX_BYTES): ask for less, such as ` +
+        'callTracer with {"onlyTopCall": true}, the struct logger with disableStack, disableStorage or a smaller limit, or one transaction rather than a block')
+    }
+    if (response.status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${response.status}`)
+    return call.id === undefined ? undefined : freshAnswer(call, freshFromBody(response.body))
+  }
+
+  async function handleBatch (items: unknown[], caller: Caller): Promise<Answer[]> {
     const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
-      const checked = checkRequest(item, socket !== undefined)
+      const checked = checkRequest(item, caller)
       if (!('error' in checked)) return checked
       return checked.id === undefined ? undefined : errorResponse(checked.id, checked.error)
     })
     const calls = slots.filter((s): s is Call => s !== undefined && 'method' in s)
-    const answers = await answerCalls(calls, socket)
+    const answers = await answerCalls(calls, caller.socket)
     let next = 0
     return slots
       .map((slot) => slot !== undefined && 'method' in slot ? answers[next++] : slot)
@@ -191,6 +216,7 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         // checkRequest let it through only with a socket.
         if (isSocketOnly(call.method)) return done(call, await socket!(call.method, call.params))
         if (call.method === 'eth_sendTransaction') return done(call, await o.devAccounts.sendTransaction(call.params[0] as Record<string, string>))
+        if (isTraceMethod(call.method)) return await answerTrace(call)
         const plan = call.id === undefined ? undefined : o.cache?.plan(call.method, call.params)
         if (plan !== undefined) {
           const text = o.cache!.find(plan)
@@ -310,7 +336,7 @@ function holdsObjects (result: unknown): boolean {
  * not JSON-RPC is answered with what can be read of its id (JSON-RPC 2.0);
  * past the envelope, a notification is refused without an answer, as Geth does.
  */
-function checkRequest (item: unknown, overSocket: boolean): Call | Refusal {
+function checkRequest (item: unknown, caller: Caller): Call | Refusal {
   const invalid = (reason: string): Refusal => ({ id: idOf(item), error: new JsonRpcError('INVALID_REQUEST', reason) })
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return invalid('a request must be an object')
   const r = item as Record<string, unknown>
@@ -319,9 +345,10 @@ function checkRequest (item: unknown, overSocket: boolean): Call | Refusal {
   if ('id' in r && r.id !== null && typeof r.id !== 'string' && typeof r.id !== 'number') return invalid('id must be a string, a number or null')
   if (r.params !== undefined && (r.params === null || typeof r.params !== 'object')) return invalid('params must be an array')
   const id = 'id' in r ? r.id as JsonRpcId : undefined
-  const refused = (kind: 'METHOD_NOT_FOUND' | 'INVALID_PARAMS', reason: string): Refusal => ({ id, error: new JsonRpcError(kind, reason) })
+  const refused = (kind: 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'PREMIUM_ONLY', reason: string): Refusal => ({ id, error: new JsonRpcError(kind, reason) })
   if (!isAllowedMethod(r.method)) return refused('METHOD_NOT_FOUND', `the method ${r.method.slice(0, 100)} does not exist or is not available`)
-  if (!overSocket && isSocketOnly(r.method)) return refused('METHOD_NOT_FOUND', `${r.method} needs a WebSocket: connect to ws://<host>/ws (notifications are not supported over HTTP)`)
+  if (!caller.premium && isPremiumMethod(r.method)) return refused('PREMIUM_ONLY', `${r.method} is served to premium API keys only: send one (POST /rpc/<key>, or the x-api-key header)`)
+  if (caller.socket === undefined && isSocketOnly(r.method)) return refused('METHOD_NOT_FOUND', `${r.method} needs a WebSocket: connect to ws://<host>/ws (notifications are not supported over HTTP)`)
   if (r.params !== undefined && !Array.isArray(r.params)) return refused('INVALID_PARAMS', 'params must be given by position, as an array')
   if (isNestedDeeperThan(r.params, MAX_PARAMS_DEPTH)) return refused('INVALID_PARAMS', `params nest deeper than ${MAX_PARAMS_DEPTH} levels`)
   const checked = validateParams(r.method, (r.params as unknown[] | undefined) ?? [])

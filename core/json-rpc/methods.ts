@@ -1,7 +1,10 @@
 // The public method allowlist and each method's params. Anything not listed
-// (admin_, debug_, personal_, miner_, clique_, txpool_, eth_sign*, ...) answers
-// -32601: Geth's signer account is unlocked, so signing must never reach it.
+// (admin_, debug_ but the traces, personal_, miner_, clique_, txpool_ but its
+// status, eth_sign*, ...) answers -32601: Geth's signer account is unlocked,
+// so signing must never reach it. Methods marked `premium` are served to
+// premium API keys only (-32004 for anyone else).
 import * as p from './params.ts'
+import { traceCallConfig, traceConfig } from './trace-options.ts'
 import { subscriptionKind, subscriptionOptions } from './subscription-request.ts'
 
 export type ParamSpec = {
@@ -20,12 +23,17 @@ export type MethodSpec = {
   joinable?: boolean
   /** Served over a WebSocket only (core/json-rpc/socket-session.ts): over HTTP it answers -32601, as Geth's HTTP endpoint does. */
   socketOnly?: boolean
+  /** Served to premium API keys only: traces cost Geth far more than a read, and the pool's state is a paid insight. */
+  premium?: boolean
 }
 
 const none: MethodSpec = { params: [] }
 const read = (params: ParamSpec[] = []): MethodSpec => ({ params, joinable: true })
 const param = (name: string, check: p.Check): ParamSpec => ({ name, check })
 const latest = (name = 'block'): ParamSpec => ({ name, check: p.blockRef, optional: true, default: 'latest' })
+const options = (check: p.Check): ParamSpec => ({ name: 'options', check, optional: true })
+/** eth_getProof: each key is a trie walk in Geth. */
+const MAX_PROOF_KEYS = 1000
 
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
   // The published interface.
@@ -62,6 +70,15 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getFilterChanges: { params: [param('filterId', p.filterId)] },
   eth_getFilterLogs: { params: [param('filterId', p.filterId)] },
   eth_uninstallFilter: { params: [param('filterId', p.filterId)] },
+  // State proofs and access lists, as wallets and libraries ask them. eth_createAccessList's left-out block is Geth's pending.
+  eth_getProof: { params: [param('address', p.address), param('storageKeys', p.arrayOf(p.storageSlot, MAX_PROOF_KEYS)), latest()] },
+  eth_createAccessList: { params: [param('transaction', p.transaction), { name: 'block', check: p.blockRef, optional: true }] },
+  // Premium keys only (core/json-rpc/trace-options.ts holds the options to the limits).
+  debug_traceTransaction: { params: [param('hash', p.hash), options(traceConfig)], premium: true },
+  debug_traceCall: { params: [param('transaction', p.transaction), latest(), options(traceCallConfig)], premium: true },
+  debug_traceBlockByNumber: { params: [param('block', p.blockTag), options(traceConfig)], premium: true },
+  debug_traceBlockByHash: { params: [param('hash', p.hash), options(traceConfig)], premium: true },
+  txpool_status: { params: [], premium: true },
   // Over a WebSocket: answered from the node's own subscriptions (core/json-rpc/subscriptions.ts).
   eth_subscribe: { params: [param('kind', subscriptionKind), { name: 'options', check: subscriptionOptions, optional: true }], socketOnly: true },
   eth_unsubscribe: { params: [param('subscriptionId', p.filterId)], socketOnly: true }
@@ -75,6 +92,10 @@ export function isAllowedMethod (method: string): boolean {
 
 export function isJoinable (method: string): boolean {
   return METHODS[method]?.joinable === true
+}
+
+export function isPremiumMethod (method: string): boolean {
+  return METHODS[method]?.premium === true
 }
 
 export function isSocketOnly (method: string): boolean {

@@ -42,7 +42,7 @@ export const blockTagOrHash: Check = (v) => typeof v === 'string' && HEX_HASH.te
 
 export const optional = (check: Check): Check => (v) => v === undefined || v === null ? undefined : check(v)
 
-const arrayOf = (check: Check, max = Infinity): Check => (v) => {
+export const arrayOf = (check: Check, max = Infinity): Check => (v) => {
   if (!Array.isArray(v)) return `expected an array, got ${describe(v)}`
   if (v.length > max) return `expected at most ${max} items`
   for (const [i, item] of v.entries()) {
@@ -52,7 +52,8 @@ const arrayOf = (check: Check, max = Infinity): Check => (v) => {
   return undefined
 }
 
-const fields = (spec: Record<string, Check>): Check => (v) => {
+/** An object whose listed keys, where present, pass their checks; other keys pass untouched. */
+export const fields = (spec: Record<string, Check>): Check => (v) => {
   if (!isObject(v)) return `expected an object, got ${describe(v)}`
   for (const [key, check] of Object.entries(spec)) {
     const reason = optional(check)(v[key])
@@ -140,11 +141,11 @@ function onlyKeys (v: Record<string, unknown>, keys: string[]): string | undefin
   return extra === undefined ? undefined : `unexpected field ${extra}`
 }
 
-function isObject (v: unknown): v is Record<string, unknown> {
+export function isObject (v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-function describe (v: unknown): string {
+export function describe (v: unknown): string {
   if (v === undefined) return 'nothing'
   const text = JSON.stringify(v)
   return text.length > 80 ? text.slice(0, 77) + '...' : text

@@ -31,6 +31,8 @@ export type RpcSocketSessionOptions = {
   handler: JsonRpcHandler
   /** Undefined when the node has no WebSocket (an external node): eth_subscribe is then refused. */
   hub: SubscriptionHub | undefined
+  /** The connection was opened with a premium API key: its calls may be premium methods. */
+  premium?: boolean
   /** Charges a message to the client: undefined to answer it, or the text to answer instead (over its rate limit). */
   admit (text: string): Promise<string | undefined>
   maxSubscriptions: number
@@ -141,7 +143,7 @@ export function createRpcSocketSession (o: RpcSocketSessionOptions): RpcSocketSe
       const created: Subscription[] = []
       const calls: SocketCalls = async (method, params) =>
         method === 'eth_subscribe' ? await subscribe(params, created) : unsubscribe(params[0] as string)
-      const { body, methods } = await o.handler.handle(text, calls)
+      const { body, methods } = await o.handler.handle(text, calls, o.premium === true)
       if (body !== undefined) send(body)
       for (const subscription of created) activate(subscription)
       if (methods !== undefined) o.observe?.(methods, (performance.now() - startedAt) / 1000)

@@ -1,6 +1,6 @@
 // A JSON-RPC client over a keep-alive connection pool to one node. The proxy
 // forwards raw bodies through it; core code calls methods by name.
-import { Pool } from 'undici'
+import { Pool, type Dispatcher } from 'undici'
 import { RetryableError } from '../errors.ts'
 
 const DEFAULT_CONNECTIONS = 64
@@ -22,6 +22,14 @@ export class RpcUnavailableError extends RetryableError {
   override readonly name = 'RpcUnavailableError'
 }
 
+/** The node's answer was larger than the caller would read (send's maxBytes): it was not read further. */
+export class RpcAnswerTooLargeError extends Error {
+  override readonly name = 'RpcAnswerTooLargeError'
+  constructor (readonly maxBytes: number) {
+    super(`the node's answer is larger than ${maxBytes} bytes`)
+  }
+}
+
 export type RpcClientOptions = {
   url: string
   timeoutMs: number
@@ -38,8 +46,8 @@ export type RpcItemAnswer = { result?: unknown, error?: { code: number, message:
 
 export type RpcClient = {
   readonly url: string
-  /** Sends a JSON text as is and returns the node's answer as text. */
-  send (body: string, signal?: AbortSignal): Promise<RawRpcResponse>
+  /** Sends a JSON text as is and returns the node's answer as text; with `maxBytes`, an answer over it throws RpcAnswerTooLargeError. */
+  send (body: string, signal?: AbortSignal, maxBytes?: number): Promise<RawRpcResponse>
   call<T = unknown> (method: string, params?: unknown[], signal?: AbortSignal): Promise<T>
   /** One JSON-RPC batch; each item's result or error, in the order asked. */
   batchAnswers (calls: RpcCall[], signal?: AbortSignal): Promise<RpcItemAnswer[]>
@@ -59,7 +67,7 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
   })
   let nextId = 1
 
-  async function send (body: string, signal?: AbortSignal): Promise<RawRpcResponse> {
+  async function send (body: string, signal?: AbortSignal, maxBytes?: number): Promise<RawRpcResponse> {
     try {
       const response = await pool.request({
         path,
@@ -68,11 +76,11 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
         body,
         signal
       })
-      const text = await response.body.text()
+      const text = maxBytes === undefined ? await response.body.text() : await readAtMost(response.body, maxBytes)
       if (response.statusCode >= 500) throw new RpcUnavailableError(`node answered HTTP ${response.statusCode}`)
       return { status: response.statusCode, body: text }
     } catch (err) {
-      if (err instanceof RpcUnavailableError) throw err
+      if (err instanceof RpcUnavailableError || err instanceof RpcAnswerTooLargeError) throw err
       throw new RpcUnavailableError(`node at ${target.origin} did not answer: ${(err as Error).message}`, { cause: err })
     }
   }
@@ -125,4 +133,19 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
   }
 
   return { url, send, call, batch, batchAnswers, close: () => pool.close() }
+}
+
+/** A body's text, read no further than `maxBytes`: past it the body is dropped (its connection with it) and RpcAnswerTooLargeError thrown. */
+async function readAtMost (body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.length
+    if (bytes > maxBytes) {
+      body.destroy()
+      throw new RpcAnswerTooLargeError(maxBytes)
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }

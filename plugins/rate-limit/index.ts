@@ -7,6 +7,7 @@ import { clientBucket } from '../../core/net/client-bucket.ts'
 import { refuseOverLimit, type AccessChannel } from '../auth/channel.ts'
 import { costedKey, counterStoreClass } from './counter-store.ts'
 import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
+import { isPremiumKey } from '../../core/api-keys/store.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +28,8 @@ export type AccessBudget = {
    * message: each item of a batch); false when over its limit.
    */
   chargeSubscription (upgradeRequest: FastifyRequest, cost?: number): Promise<boolean>
+  /** What a JSON-RPC text costs the client of `request` (the request, or a WebSocket's upgrade): a premium key's traces weigh RPC_TRACE_WEIGHT each. */
+  rpcCost (request: FastifyRequest, text: string): ReturnType<typeof rpcCost>
   /**
    * Spends one request of the client address's public budget for a request
    * whose API key is refused, or must be looked up in the database (plugins/auth):
@@ -73,6 +76,8 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   const clientKey = (request: FastifyRequest): string => request.apiKey != null
     ? `key:${request.apiKey.id}`
     : `${isExplorer(request) ? 'explorer' : 'ip'}:${clientBucket(request.ip)}`
+  // Only a premium key may trace: anyone else's trace is refused, and costs what a refused call does.
+  const rpcCostOf = (request: FastifyRequest, text: string): ReturnType<typeof rpcCost> => rpcCost(text, isPremiumKey(request.apiKey) ? options.traceWeight : 1)
   const policyOf = (request: FastifyRequest): string => request.apiKey?.tier ?? (isExplorer(request) ? 'explorer' : 'public')
   let backend = (): 'redis' | 'memory' | 'off' => 'off'
   let spend: (request: FastifyRequest, cost: number) => Spent | undefined | Promise<Spent | undefined> = (request, cost) => {
@@ -138,10 +143,11 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   app.addHook('preHandler', (request, reply, done) => {
     if (request.routeOptions.config.access !== 'json-rpc') return done()
     const text = typeof request.body === 'string' ? request.body : ''
-    charged(request, reply, 'json-rpc', rpcCost(text).cost, done, text)
+    charged(request, reply, 'json-rpc', rpcCostOf(request, text).cost, done, text)
   })
   app.decorate('accessBudget', {
     backend: () => backend(),
+    rpcCost: rpcCostOf,
     async chargeSubscription (upgradeRequest: FastifyRequest, cost = 1) {
       const spent = await spend(upgradeRequest, cost)
       if (spent?.exceeded !== true) return true

@@ -17,6 +17,7 @@ import { registerRpcUpstreamMetrics } from '../../core/metrics/rpc-upstreams.ts'
 import { createUpstreams, type Upstreams } from '../../core/rpc/upstreams.ts'
 import { createFailoverClient } from '../../core/json-rpc/failover.ts'
 import type { RpcClient } from '../../core/rpc/client.ts'
+import { isPremiumKey } from '../../core/api-keys/store.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -82,7 +83,7 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
 }
 
 async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply, metrics: Metrics | undefined): Promise<FastifyReply> {
-  const { status, body, methods } = await handler.handle(typeof request.body === 'string' ? request.body : '')
+  const { status, body, methods } = await handler.handle(typeof request.body === 'string' ? request.body : '', undefined, isPremiumKey(request.apiKey))
   if (methods !== undefined) {
     // Fastify's own clock from the request's start: no second one on the hot path.
     const seconds = reply.elapsedTime / 1000

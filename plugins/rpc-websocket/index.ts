@@ -14,7 +14,8 @@ import type { SubscriptionHubStats } from '../../core/json-rpc/subscriptions.ts'
 import { createRpcSocketSession, type RpcSocketSession } from '../../core/json-rpc/socket-session.ts'
 import { JsonRpcError, errorResponse, overLimitAnswer } from '../../core/json-rpc/errors.ts'
 import { RouteNotFoundError } from '../../core/errors.ts'
-import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
+import { rpcIds } from '../../core/json-rpc/rpc-items.ts'
+import { isPremiumKey } from '../../core/api-keys/store.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,8 +59,10 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
       },
       handler: app.jsonRpcHandler,
       hub,
+      // The upgrade's key: a socket whose key stops working is closed (plugins/auth).
+      premium: isPremiumKey(request.apiKey),
       async admit (text) {
-        const { cost, batch } = rpcCost(text)
+        const { cost, batch } = budget.rpcCost(request, text)
         return await budget.chargeSubscription(request, cost) ? undefined : overLimitAnswer(rpcIds(text, batch))
       },
       maxSubscriptions: options.maxSubscriptionsPerConnection,

@@ -13,7 +13,7 @@ export type RestAccessInstance = AccessInstance & { headers: Record<string, stri
 export type RestAccessInstances = { instances: RestAccessInstance[], skipped: string[], close (): Promise<void> }
 
 /** The tiers' defaults: the premium key carries its own, far higher limit. */
-const LIMITS = { publicPerMin: 100, premiumPerMin: 1000, explorerOrigins: [], explorerPerMin: 600 }
+const LIMITS = { publicPerMin: 100, premiumPerMin: 1000, traceWeight: 10, explorerOrigins: [], explorerPerMin: 600 }
 
 export async function startRestAccessServers (database: Database): Promise<RestAccessInstances> {
   const redisUrl = benchRedisUrl()

@@ -13,13 +13,13 @@ import type { FuzzTarget } from './run.ts'
 /** Methods Geth has that must never reach it through the gateway (docs/json-rpc.md). */
 export const DENIED_METHODS = [
   'eth_sign', 'eth_signTransaction', 'eth_signTypedData', 'eth_signTypedData_v4', 'eth_accounts', 'eth_coinbase', 'eth_mining',
-  'eth_submitWork', 'eth_getWork', 'eth_subscribe', 'eth_createAccessList', 'eth_getProof', 'eth_fillTransaction', 'eth_resend',
+  'eth_submitWork', 'eth_getWork', 'eth_subscribe', 'eth_fillTransaction', 'eth_resend',
   'personal_unlockAccount', 'personal_sign', 'personal_sendTransaction', 'personal_listAccounts', 'personal_importRawKey', 'personal_newAccount',
   'admin_addPeer', 'admin_nodeInfo', 'admin_peers', 'admin_stopHTTP', 'admin_exportChain', 'admin_datadir',
-  'debug_setHead', 'debug_traceTransaction', 'debug_traceCall', 'debug_traceBlockByNumber', 'debug_getRawBlock', 'debug_gcStats',
+  'debug_setHead', 'debug_traceChain', 'debug_standardTraceBlockToFile', 'debug_getRawBlock', 'debug_gcStats',
   'debug_freeOSMemory', 'debug_setGCPercent', 'debug_chaindbCompact',
   'miner_start', 'miner_stop', 'miner_setEtherbase', 'miner_setExtra', 'clique_propose', 'clique_discard', 'clique_getSigners',
-  'txpool_content', 'txpool_status', 'txpool_inspect', 'les_addBalance', 'engine_newPayloadV1', 'rpc_modules', 'web3_sha3',
+  'txpool_content', 'txpool_inspect', 'les_addBalance', 'engine_newPayloadV1', 'rpc_modules', 'web3_sha3',
   'ETH_BLOCKNUMBER', 'eth_blockNumber ', ' eth_blockNumber', 'eth_blockNumber\u0000', 'еth_blockNumber', '__proto__', 'constructor', 'toString', 'hasOwnProperty'
 ]
 const MAX_BATCH = 100

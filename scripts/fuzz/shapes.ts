@@ -4,7 +4,7 @@
 import type { FuzzResponse } from './http.ts'
 
 /** docs/json-rpc.md's error codes, plus 3 (a revert Geth passes through with its data). */
-export const JSON_RPC_CODES = new Set([-32700, -32600, -32601, -32602, -32000, -32001, -32002, -32005, 3])
+export const JSON_RPC_CODES = new Set([-32700, -32600, -32601, -32602, -32000, -32001, -32002, -32004, -32005, 3])
 /**
  * Node's HTTP parser refuses headers (the request line included) over 16 KiB
  * with a bare 431 before the gateway sees the request: a transport limit, not

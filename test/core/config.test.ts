@@ -11,6 +11,8 @@ t.test('loadConfig() applies documented defaults', async (t) => {
   t.equal(config.geth.maxPeers, 0)
   t.equal(config.rpcProxy.maxBatch, 100)
   t.equal(config.rpcProxy.maxLogRange, 10000)
+  t.equal(config.rpcProxy.traceTimeoutMs, 5000)
+  t.equal(config.rpcProxy.traceMaxBytes, 16 * 1024 * 1024)
   t.equal(config.databaseUrl, undefined)
   t.match(config.dataDir, /\/data$/)
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.geth), 'the config is frozen')
@@ -78,7 +80,7 @@ t.test('NFT metadata settings: on, through ipfs.io, private hosts refused, unles
 
 t.test('access settings: limits on at 100 and 1000 a minute, no Redis, no trusted proxy, no admin API, unless told otherwise', async (t) => {
   const config = loadConfig({})
-  t.same(config.rateLimit, { enabled: true, publicPerMin: 100, premiumPerMin: 1000, explorerOrigins: [], explorerPerMin: 600, redisUrl: undefined })
+  t.same(config.rateLimit, { enabled: true, publicPerMin: 100, premiumPerMin: 1000, traceWeight: 10, explorerOrigins: [], explorerPerMin: 600, redisUrl: undefined })
   t.same(config.trustProxy, [])
   t.equal(config.auth.adminToken, undefined)
   t.same(loadConfig({ TRUST_PROXY: '10.0.0.1,192.168.0.0/16,fd00::/8' }).trustProxy, ['10.0.0.1', '192.168.0.0/16', 'fd00::/8'])

@@ -42,7 +42,7 @@ const rpc = createRpcClient({ url: node.url, timeoutMs: TIMEOUT_MS })
 t.teardown(async () => await rpc.close())
 const devAccounts = await loadDevAccounts({ file, rpc, chainId: 793788, timeoutMs: TIMEOUT_MS })
 t.teardown(() => devAccounts.close())
-const handler = createJsonRpcHandler({ rpc, chainId: 793788, limits: { maxBatch: 100, maxLogRange: 10_000, maxLogResults: 10_000 }, devAccounts, log: pino({ level: 'silent' }) })
+const handler = createJsonRpcHandler({ rpc, chainId: 793788, limits: { maxBatch: 100, maxLogRange: 10_000, maxLogResults: 10_000, traceTimeoutMs: 5000, traceMaxBytes: 16 * 1024 * 1024 }, devAccounts, log: pino({ level: 'silent' }) })
 
 const send = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_sendTransaction', params: [{ from: wallet.address, to: wallet.address, value: '0x1' }] })
 

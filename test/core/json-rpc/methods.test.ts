@@ -1,5 +1,5 @@
 import t from 'tap'
-import { METHODS, isAllowedMethod, isSocketOnly, validateParams } from '../../../core/json-rpc/methods.ts'
+import { METHODS, isAllowedMethod, isPremiumMethod, isSocketOnly, validateParams } from '../../../core/json-rpc/methods.ts'
 import { isNestedDeeperThan } from '../../../core/json-rpc/params.ts'
 
 const ADDRESS = '0x' + 'ab'.repeat(20)
@@ -9,13 +9,14 @@ t.test('isAllowedMethod() allows the published and wallet methods and nothing th
   for (const method of ['eth_blockNumber', 'eth_getLogs', 'eth_sendRawTransaction', 'eth_feeHistory', 'eth_newFilter', 'net_version']) {
     t.ok(isAllowedMethod(method), method)
   }
-  for (const method of ['eth_sign', 'eth_signTransaction', 'eth_signTypedData_v4', 'personal_unlockAccount', 'admin_peers', 'debug_traceTransaction',
-    'miner_start', 'clique_propose', 'txpool_content', 'eth_accounts', 'toString', '__proto__', 'constructor']) {
+  for (const method of ['eth_sign', 'eth_signTransaction', 'eth_signTypedData_v4', 'personal_unlockAccount', 'admin_peers', 'debug_setHead',
+    'debug_traceChain', 'miner_start', 'clique_propose', 'txpool_content', 'eth_accounts', 'toString', '__proto__', 'constructor']) {
     t.notOk(isAllowedMethod(method), method)
   }
-  // 32 over HTTP, and eth_subscribe / eth_unsubscribe over a WebSocket only.
-  t.equal(Object.keys(METHODS).length, 34)
+  // 39 over HTTP, and eth_subscribe / eth_unsubscribe over a WebSocket only; 5 of them to premium keys only.
+  t.equal(Object.keys(METHODS).length, 41)
   t.same(Object.keys(METHODS).filter(isSocketOnly), ['eth_subscribe', 'eth_unsubscribe'])
+  t.same(Object.keys(METHODS).filter(isPremiumMethod), ['debug_traceTransaction', 'debug_traceCall', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'txpool_status'])
 })
 
 t.test('validateParams() fills the default block and checks each param', async (t) => {

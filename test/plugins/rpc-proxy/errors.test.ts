@@ -148,7 +148,7 @@ t.test('params nested deeper than the limit answer -32602 for that item alone', 
 })
 
 t.test('every method outside the allowlist answers -32601', async (t) => {
-  for (const method of ['eth_sign', 'eth_signTransaction', 'eth_accounts', 'personal_unlockAccount', 'admin_nodeInfo', 'debug_traceBlockByNumber',
+  for (const method of ['eth_sign', 'eth_signTransaction', 'eth_accounts', 'personal_unlockAccount', 'admin_nodeInfo', 'debug_setHead',
     'miner_stop', 'clique_propose', 'txpool_content', 'eth_nonsense']) {
     const { json } = await postRpc(url, call(method))
     t.same(json.error.code, -32601, method)
