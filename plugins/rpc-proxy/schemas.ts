@@ -29,7 +29,7 @@ const response = {
 export const jsonRpcRouteSchema = {
   tags: ['json-rpc'],
   summary: 'Ethereum JSON-RPC 2.0 (single request or batch)',
-  description: 'The allowed eth_/net_/web3_ methods; every other method answers -32601. See docs/json-rpc.md for the list and error codes.',
+  description: 'The allowed eth_/net_/web3_ methods, and for premium API keys the debug_trace* methods (Geth\'s built-in tracers) and txpool_status (-32004 without one); every other method answers -32601. See docs/json-rpc.md for the list and error codes.',
   body: { oneOf: [request, { type: 'array', items: request }] },
   response: {
     200: { description: 'A response, an array of responses for a batch, or an empty body for a single notification', oneOf: [response, { type: 'array', items: response }] },

@@ -16,10 +16,11 @@ export const DENIED_METHODS = [
   'eth_submitWork', 'eth_getWork', 'eth_subscribe', 'eth_fillTransaction', 'eth_resend',
   'personal_unlockAccount', 'personal_sign', 'personal_sendTransaction', 'personal_listAccounts', 'personal_importRawKey', 'personal_newAccount',
   'admin_addPeer', 'admin_nodeInfo', 'admin_peers', 'admin_stopHTTP', 'admin_exportChain', 'admin_datadir',
-  'debug_setHead', 'debug_traceChain', 'debug_standardTraceBlockToFile', 'debug_getRawBlock', 'debug_gcStats',
+  'debug_setHead', 'debug_traceChain', 'debug_standardTraceBlockToFile', 'debug_traceBadBlock', 'debug_intermediateRoots',
+  'debug_dumpBlock', 'debug_getRawBlock', 'debug_gcStats',
   'debug_freeOSMemory', 'debug_setGCPercent', 'debug_chaindbCompact',
   'miner_start', 'miner_stop', 'miner_setEtherbase', 'miner_setExtra', 'clique_propose', 'clique_discard', 'clique_getSigners',
-  'txpool_content', 'txpool_inspect', 'les_addBalance', 'engine_newPayloadV1', 'rpc_modules', 'web3_sha3',
+  'txpool_content', 'txpool_contentFrom', 'txpool_inspect', 'les_addBalance', 'engine_newPayloadV1', 'rpc_modules', 'web3_sha3',
   'ETH_BLOCKNUMBER', 'eth_blockNumber ', ' eth_blockNumber', 'eth_blockNumber\u0000', 'еth_blockNumber', '__proto__', 'constructor', 'toString', 'hasOwnProperty'
 ]
 const MAX_BATCH = 100

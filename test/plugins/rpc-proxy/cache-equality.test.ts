@@ -117,7 +117,8 @@ const blockPick: fc.Arbitrary<BlockPick> = fc.oneof(
 )
 const METHODS = ['eth_blockNumber', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory', 'eth_getBlockByNumber', 'eth_getBlockByHash',
   'eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt', 'eth_call', 'eth_estimateGas',
-  'eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_chainId', 'web3_clientVersion', 'eth_getBlockTransactionCountByNumber']
+  'eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_chainId', 'web3_clientVersion', 'eth_getBlockTransactionCountByNumber',
+  'eth_getProof', 'eth_createAccessList']
 const requestSpec: fc.Arbitrary<RequestSpec> = fc.record({
   method: fc.constantFrom(...METHODS),
   address: fc.nat(addresses.length - 1),
@@ -168,6 +169,8 @@ async function materialize (spec: RequestSpec, head: number): Promise<JsonRpcCal
     case 'eth_getStorageAt': return { method: spec.method, params: withRef([address, '0x0']) }
     case 'eth_call': return { method: spec.method, params: withRef([{ to: contract, data: zeroPadValue(address, 32) }]) }
     case 'eth_estimateGas': return { method: spec.method, params: withRef([{ from: chain.account.address, to: address, value: '0x1' }]) }
+    case 'eth_getProof': return { method: spec.method, params: withRef([address, ['0x0']]) }
+    case 'eth_createAccessList': return { method: spec.method, params: withRef([{ from: chain.account.address, to: contract, data: zeroPadValue(address, 32) }]) }
     case 'eth_getTransactionByHash': case 'eth_getTransactionReceipt': return { method: spec.method, params: [tx] }
     default: return { method: spec.method, params: [] }
   }

@@ -119,6 +119,17 @@ t.test('a trace spends RPC_TRACE_WEIGHT of a premium key\'s budget; a refused on
   t.equal(publicBefore - publicAfter, 1)
 })
 
+t.test('over a WebSocket opened with a premium key, each trace spends RPC_TRACE_WEIGHT too', async (t) => {
+  // The upgrade spends 1, the first trace 7 and two reads 2 of 10: a second trace would make 17.
+  const { key: smallKey } = await createApiKey(app.db.knex, { label: 'ten-a-minute', tier: 'premium', limitPerMin: 10 })
+  const socket = await connectWsRpc(t, wsUrlOf(url, `/rpc/${smallKey}`))
+  const trace = (id: number) => socket.call('debug_traceTransaction', [loggerCall, { tracer: 'callTracer' }], id)
+  t.equal((await trace(1)).result.to, logger.address)
+  t.equal((await socket.call('eth_chainId', [], 2)).result, '0xc1cbc')
+  t.equal((await socket.call('eth_chainId', [], 3)).result, '0xc1cbc')
+  t.same((await trace(4)).error.code, -32005, 'a second trace is over the limit')
+})
+
 t.test('a trace over RPC_TRACE_MAX_BYTES answers -32005, never a cut answer; a smaller one asked is served', async (t) => {
   const { status, json } = await premium(call('debug_traceTransaction', [loopCall], 4))
   t.equal(status, 200)
