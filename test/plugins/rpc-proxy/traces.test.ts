@@ -53,6 +53,10 @@ t.test('a premium key traces a transaction with callTracer and with the struct l
   t.notOk('memory' in structLogs.structLogs[2], 'no memory at each step')
   const withMemory = (await premium(call('debug_traceTransaction', [loggerCall, { enableMemory: true }]))).json.result
   t.notOk('memory' in withMemory.structLogs[2], 'enableMemory is held off')
+  const before = app.jsonRpcCache!.stats()
+  await premium(call('debug_traceTransaction', [loggerCall, { tracer: 'callTracer' }]))
+  const after = app.jsonRpcCache!.stats()
+  t.same([after.hits, after.misses], [before.hits, before.misses], 'a trace never goes through the cache')
 })
 
 t.test('every trace method and built-in tracer answers a premium key, over HTTP and its WebSocket', async (t) => {
