@@ -6,7 +6,7 @@
 import type { ChainStats } from '../../core/stats/chain.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
 import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
-import { timestamp } from './present.ts'
+import { timestamp } from '../present/present.ts'
 
 /** The oldest totals served: a new block shows on the home page within this (docs/rest-api.md). */
 const STATS_MAX_AGE_MS = 5000
