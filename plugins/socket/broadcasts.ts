@@ -18,10 +18,10 @@ import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode
 import { presentCoinBalance } from '../present/coin-balance.ts'
 import { confirmationDurationJson } from '../present/confirmation-duration.ts'
 import type { Queries } from '../../core/queries/index.ts'
-import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
+import { NO_NAMES, type AddressNameReader } from '../../core/address-names/index.ts'
 
 /** The app's names (plugins/address-names); without it, address objects show none. */
-type NameReader = { read (addresses: Iterable<Buffer | string | null>): Promise<AddressNames> }
+type NameReader = Pick<AddressNameReader, 'read'>
 const NO_NAME_READER: NameReader = { read: async () => NO_NAMES }
 
 /**
