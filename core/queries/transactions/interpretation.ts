@@ -26,7 +26,7 @@ export type InterpretedTransactionRow = {
   to_is_contract: boolean
 }
 
-export type AddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
+export type InterpretedAddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
 
 export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Promise<InterpretedTransactionRow | undefined> {
   const { rows } = await db.knex.raw(`select ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash, t.transaction_index,
@@ -66,7 +66,7 @@ export async function readTransactionParts (db: QueryDb, hash: Buffer) {
 }
 
 /** Whether each address has code, the token it is, if one, and its public tag. */
-export async function readAddresses (db: QueryDb, addresses: readonly string[]): Promise<AddressRow[]> {
+export async function readAddresses (db: QueryDb, addresses: readonly string[]): Promise<InterpretedAddressRow[]> {
   if (addresses.length === 0) return []
   const { rows } = await db.knex.raw(`select ${hexColumn('h.hash')} as hash, coalesce(a.contract_code is not null, false) as is_contract,
       k.type as token_type, k.name as token_name, k.symbol as token_symbol, k.decimals as token_decimals, p.name as tag

@@ -1,6 +1,7 @@
-// Keyset pages for GraphQL connections, without a database: bounds, scan order and trimming.
+// The read model's keyset pages, without a database: bounds, scan order and
+// trimming (GraphQL's connections), and REST's pages over mixed orders.
 import t from 'tap'
-import { groupByParent, keysetClause, toPageRows, type KeysetPage } from '../../../../core/queries/graphql/page.ts'
+import { groupByParent, keysetClause, keysetPage, toPageRows, type KeysetPage } from '../../../../core/queries/sql/keyset.ts'
 
 const page = (p: Partial<KeysetPage>): KeysetPage => ({ limit: 2, fromEnd: false, order: 'desc', ...p })
 
@@ -24,4 +25,20 @@ t.test('groupByParent() answers every parent, an empty page for one without rows
   t.same(groupByParent(['0xa', '0xb', '0xc'], rows, page({})), [
     { rows: [rows[0], rows[1]], hasMore: true }, { rows: [], hasMore: false }, { rows: [rows[3]], hasMore: false }
   ])
+})
+
+t.test('keysetPage() bounds a key of one direction by one row comparison, as keysetClause does', async (t) => {
+  const keys = [{ column: 'v', descending: false }, { column: 'h', descending: false }]
+  const base = { columns: 'v, h', from: 'x', where: 'v > 0', bindings: [], keys, limit: 3 }
+  t.same(keysetPage({ ...base, cursor: undefined }), { sql: 'select v, h from x where v > 0 order by v asc, h asc limit 3', bindings: [] })
+  t.same(keysetPage({ ...base, cursor: [5, 'b'] }),
+    { sql: 'select v, h from x where v > 0 and (v, h) > (?, ?) order by v asc, h asc limit 3', bindings: [5, 'b'] })
+})
+
+t.test('keysetPage() reads a mixed order as one range per column, deepest first', async (t) => {
+  const keys = [{ column: 'v', descending: true }, { column: 'h', descending: false }]
+  const { sql, bindings } = keysetPage({ columns: 'v, h', from: 'x', where: 'v > ?', bindings: [0], keys, cursor: [5, 'b'], limit: 3 })
+  t.match(sql, /where v > \? and v = \? and h > \? order by v desc, h asc limit 3\) union all \(select v, h, 1 as keyset_part from x\s+where v > \? and v < \?/)
+  t.match(sql, /order by keyset_part, v desc, h asc limit 3$/)
+  t.same(bindings, [0, 5, 'b', 0, 5])
 })
