@@ -4,7 +4,7 @@
 // transactions with their internal transactions costs two statements.
 import { hexColumn } from '../sql/columns.ts'
 import type { AddressRow, InternalTransactionRow, LogRow, TokenTransferRow } from '../../rows.ts'
-import { groupByParent, keysetClause, toPageRows, type KeysetClause, type KeysetPage, type KeyValue, type PageRows } from '../sql/keyset.ts'
+import { groupByParent, keysetClause, mergedSidesSql, toPageRows, type KeysetClause, type KeysetPage, type KeyValue, type PageRows } from '../sql/keyset.ts'
 import {
   ALL_TRANSACTION_COLUMN_GROUPS, addressColumns, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
   type GraphqlTransaction, type TransactionColumnGroup
@@ -31,9 +31,9 @@ async function pagePerParent<T> (db: QueryDb, parents: readonly string[], page: 
 
 /** Each side (columns of `table`) read from its own index in key order, then merged without duplicates. */
 function mergedSides (table: string, columns: string, sides: string[], key: string[], k: Keyset): { sql: string, bindings: KeyValue[] } {
-  const side = (column: string) => `(select ${columns} from ${table} where ${column} = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit})`
+  const wheres = sides.map((column) => `${column} = pb.bytes${k.where}`)
   return {
-    sql: `select distinct on (${key.join(', ')}) * from (${sides.map(side).join(' union all ')}) s order by ${k.orderBy} limit ${k.limit}`,
+    sql: mergedSidesSql({ table, columns, wheres, keys: key, orderBy: k.orderBy, sideLimit: k.limit, tail: `limit ${k.limit}` }),
     bindings: sides.flatMap(() => k.bindings)
   }
 }

@@ -112,3 +112,23 @@ export function keysetPage (options: {
   }
   return { sql: `${parts.join(' union all ')} order by keyset_part, ${order} limit ${limit}`, bindings: all }
 }
+
+/**
+ * Rows that sit in several indexes of `table` (an address's rows: sent,
+ * received, created), one page of them: each side, a where clause, reads at
+ * most `sideLimit` rows from its own index in `orderBy`, and the sides are
+ * merged with a row seen on two of them (a self-transfer) kept once. `tail`
+ * ends the merged read: the page's limit, or Etherscan's offset and limit.
+ */
+export function mergedSidesSql ({ table, columns, wheres, keys, orderBy, sideLimit, tail }: {
+  table: string
+  columns: string
+  wheres: string[]
+  keys: string[]
+  orderBy: string
+  sideLimit: number | '?'
+  tail: string
+}): string {
+  const side = (where: string) => `(select ${columns} from ${table} where ${where} order by ${orderBy} limit ${sideLimit})`
+  return `select distinct on (${keys.join(', ')}) * from (${wheres.map(side).join(' union all ')}) s order by ${orderBy} ${tail}`
+}

@@ -1,7 +1,7 @@
 // The read model's keyset pages, without a database: bounds, scan order and
 // trimming (GraphQL's connections), and REST's pages over mixed orders.
 import t from 'tap'
-import { groupByParent, keysetClause, keysetPage, toPageRows, type KeysetPage } from '../../../../core/queries/sql/keyset.ts'
+import { groupByParent, keysetClause, keysetPage, mergedSidesSql, toPageRows, type KeysetPage } from '../../../../core/queries/sql/keyset.ts'
 
 const page = (p: Partial<KeysetPage>): KeysetPage => ({ limit: 2, fromEnd: false, order: 'desc', ...p })
 
@@ -41,4 +41,10 @@ t.test('keysetPage() reads a mixed order as one range per column, deepest first'
   t.match(sql, /where v > \? and v = \? and h > \? order by v desc, h asc limit 3\) union all \(select v, h, 1 as keyset_part from x\s+where v > \? and v < \?/)
   t.match(sql, /order by keyset_part, v desc, h asc limit 3$/)
   t.same(bindings, [0, 5, 'b', 0, 5])
+})
+
+t.test('mergedSidesSql() reads each side from its own index and keeps a row two sides hold once', async (t) => {
+  t.equal(mergedSidesSql({ table: 't', columns: '*', wheres: ['a = ?', 'b = ?'], keys: ['n', 'i'], orderBy: 'n desc, i desc', sideLimit: '?', tail: 'offset ? limit ?' }),
+    'select distinct on (n, i) * from ((select * from t where a = ? order by n desc, i desc limit ?) union all ' +
+    '(select * from t where b = ? order by n desc, i desc limit ?)) s order by n desc, i desc offset ? limit ?')
 })
