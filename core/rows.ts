@@ -122,6 +122,21 @@ export type TokenRow = {
   updated_block: number
 }
 
+/**
+ * An address's balance and counters as the addresses table keeps them (the
+ * store updates them with each block), without its code: a contract's code,
+ * up to 24 KiB, is read only when asked for.
+ */
+export type AddressRow = {
+  hash: Hex
+  coin_balance: string
+  balance_block: number | null
+  nonce: number | null
+  gas_used: string
+  transaction_count: string
+  token_transfer_count: string
+}
+
 export type CoinBalanceRow = { address: Hex, block_number: number, value: string }
 
 /** Runtime code of a contract created in the block, with its creation transaction. */

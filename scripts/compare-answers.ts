@@ -6,7 +6,8 @@
 // the activity chain's template (test/support/fixture-template.ts: the chain's
 // hashes differ from one run to the next, not between its files), and
 // compares the two recordings line by line. Exits 1 on a difference.
-// Run: DATABASE_URL=postgres://... node --import tsx scripts/compare-answers.ts [commit]
+// Run: DATABASE_URL=postgres://... node --import tsx scripts/compare-answers.ts [commit] [tap options]
+// (tap options such as --timeout 1200 for a loaded machine go to the one tap run).
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,7 +21,7 @@ const SHOWN = 10
 
 const asFileName = (dir: string): string => dir.split('/').filter(Boolean).join('+')
 
-async function main (commit: string): Promise<number> {
+async function main (commit: string, tapOptions: string[]): Promise<number> {
   const work = await mkdtemp(join(tmpdir(), 'tg-answers-'))
   const baseline = join(work, 'baseline')
   const out = join(work, 'out')
@@ -29,8 +30,8 @@ async function main (commit: string): Promise<number> {
   try {
     await symlink(join(ROOT, 'node_modules'), join(baseline, 'node_modules'))
     for (const file of COPIED) await cp(join(ROOT, file), join(baseline, file))
-    const run = await execa('npx', ['tap', 'test/answers/answers.test.ts', join(baseline, COPIED[0]!)],
-      { cwd: ROOT, env: { ANSWERS_OUT: out }, reject: false, all: true })
+    const run = await execa('npx', ['tap', ...tapOptions, 'test/answers/answers.test.ts', join(baseline, COPIED[0]!)],
+      { cwd: ROOT, env: { ANSWERS_OUT: out, ANSWERS_BASELINE: asFileName(baseline) }, reject: false, all: true })
     if (run.exitCode !== 0) {
       console.error(run.all)
       return 1
@@ -48,4 +49,4 @@ async function main (commit: string): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv[2] ?? 'main')
+process.exitCode = await main(process.argv[2] ?? 'main', process.argv.slice(3))

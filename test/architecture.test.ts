@@ -4,9 +4,9 @@
 // every path it names in backquotes exists. Read from the code, so a plugin
 // added, moved or removed fails here until the document follows.
 import t from 'tap'
-import { access, readFile } from 'node:fs/promises'
+import { access, readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const read = async (path: string): Promise<string> => await readFile(join(ROOT, path), 'utf8')
@@ -66,5 +66,41 @@ t.test('every file docs/architecture.md names in backquotes exists', async (t) =
   t.ok(paths.size > 20, `${paths.size} paths named`)
   for (const path of paths) {
     await t.resolves(access(join(ROOT, path)), path)
+  }
+})
+
+/** Files of a folder under plugins/ (its subfolders too), from the repository root. */
+async function pluginFiles (): Promise<string[]> {
+  const entries = await readdir(join(ROOT, 'plugins'), { withFileTypes: true, recursive: true })
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && e.parentPath !== join(ROOT, 'plugins'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+}
+
+/** The plugins/<folder> a path is in. */
+const pluginOf = (path: string): string => path.split('/')[1]!
+
+/** Whether a file registers routes: `app.get('/...'`, `scope.route({`. */
+export const registersRoutes = (source: string): boolean => /\.(?:get|post|put|patch|delete|all|route)\(\s*(?:['"`]\/|\{)/.test(source)
+
+t.test('registersRoutes() tells a route file from a presenter', async (t) => {
+  t.ok(registersRoutes("app.get('/blocks', { schema }, handler)"))
+  t.ok(registersRoutes('scope.route({ method: \'GET\' })'))
+  t.notOk(registersRoutes('const row = names.get(address)'))
+})
+
+// The shapes REST, the Phoenix socket and the Etherscan API share live in
+// plugins/present/; a plugin that imported another's route file would load
+// and depend on routes it never registers.
+t.test('no plugin imports another plugin\'s route file, and plugins/present/ imports no plugin', async (t) => {
+  const files = await pluginFiles()
+  t.ok(files.some((f) => f.startsWith('plugins/present/')), 'plugins/present/ holds the presenters')
+  for (const file of files) {
+    const source = await readFile(join(ROOT, file), 'utf8')
+    for (const m of source.matchAll(/\bfrom\s*'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(dirname(join(ROOT, file)), m[1]!))
+      if (!target.startsWith('plugins/') || target.split('/').length < 3 || pluginOf(target) === pluginOf(file)) continue
+      if (pluginOf(file) === 'present') t.fail(`${file} imports ${target}: presenters import core/ only`)
+      else if (registersRoutes(await readFile(join(ROOT, target), 'utf8'))) t.fail(`${file} imports ${target}, a route file of another plugin`)
+    }
   }
 })

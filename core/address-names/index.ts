@@ -23,8 +23,8 @@ export type AddressNames = ReadonlyMap<string, AddressName>
 export const NO_NAMES: AddressNames = new Map()
 
 export type AddressNameReader = {
-  /** The names of those among `addresses` (20 bytes or 0x-hex; nulls skipped) that have one. */
-  read (addresses: Iterable<Buffer | string | null>): Promise<AddressNames>
+  /** The names of those among `addresses` (0x-hex; nulls skipped) that have one. */
+  read (addresses: Iterable<string | null>): Promise<AddressNames>
   /** Forgets every kept name and tells the listeners: a verification or a tag changed what an address is called. */
   forget (): void
   /** Calls `listener` after each forget(); returns the unsubscribe. */
@@ -44,7 +44,7 @@ export const KEPT_MS = 10_000
 /** Names kept at most: a few pages' worth of addresses, named or not, at some 100 bytes each. */
 const MAX_KEPT = 50_000
 
-const keyOf = (address: Buffer | string): string => typeof address === 'string' ? address.toLowerCase() : '0x' + address.toString('hex')
+const keyOf = (address: string): string => address.toLowerCase()
 
 function nameOf (row: AddressNameRow): AddressName {
   return Object.freeze({ name: row.verified_name ?? row.token_name, isVerified: row.verified_name !== null, tag: row.tag })

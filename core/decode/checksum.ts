@@ -3,7 +3,7 @@
 // decoding and in a summary's names and variables. Without this, checksums
 // were a third of a transaction page's CPU and the largest item of an
 // uncached summary after decoding itself (bench:rest, bench:interpreter).
-// One table for the REST presenters (plugins/rest/present.ts) and core.
+// One table for the presenters (plugins/present/present.ts) and core.
 import { getAddress } from 'ethers'
 
 /** Kept checksums; past it the table starts over (no bookkeeping on a hit; a few MB at most). */

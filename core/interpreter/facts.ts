@@ -8,7 +8,6 @@ import { type InterpretedTransactionRow } from '../queries/transactions/interpre
 import type { AddressParam, InterpretationFacts, TokenFacts } from './types.ts'
 import type { Queries } from '../queries/index.ts'
 
-const hex = (bytes: Buffer | null): string | null => bytes === null ? null : '0x' + bytes.toString('hex')
 const ADDRESS_PARAM = /^0x[0-9a-fA-F]{40}$/
 
 export type LoadedFacts = { row: InterpretedTransactionRow, facts: InterpretationFacts }
@@ -47,21 +46,20 @@ export async function loadFactsOf (queries: Queries, decoder: Decoder, row: Inte
     row.to !== null && row.to_is_contract ? decoder.decodeInput(row.to, row.input, row.block_number) : null
   ])
   const tokenTransfers = parts.transfers.map((t) => ({
-    token: { address: hex(t.token_address)!, type: t.token_type, name: t.name, symbol: t.symbol, decimals: t.decimals },
-    from: hex(t.from)!,
-    to: hex(t.to)!,
+    token: { address: t.token_address, type: t.token_type, name: t.name, symbol: t.symbol, decimals: t.decimals },
+    from: t.from,
+    to: t.to,
     amount: t.token_type === 'ERC-721' ? null : t.amount,
     tokenId: t.token_id,
     logIndex: t.log_index
   }))
   const logs = await Promise.all(parts.logs.map(async (l) => {
-    const topics = [l.topic0, l.topic1, l.topic2, l.topic3].map(hex)
-    const address = hex(l.address)!
-    const data = hex(l.data)!
+    const topics = [l.topic0, l.topic1, l.topic2, l.topic3]
+    const { address, data } = l
     return { address, index: l.log_index, topics, data, decoded: await decoder.decodeLog(address, topics, data, row.block_number) }
   }))
   const internalCalls = parts.calls.map((c) => ({
-    type: c.type, from: hex(c.from)!, to: hex(c.to), createdContract: hex(c.created_contract), value: c.value, error: c.error, traceIndex: c.trace_index
+    type: c.type, from: c.from, to: c.to, createdContract: c.created_contract, value: c.value, error: c.error, traceIndex: c.trace_index
   }))
   const addresses = new Set<string>([row.from, row.to, row.created_contract].filter((a): a is string => a !== null))
   for (const t of tokenTransfers) addresses.add(t.from).add(t.to).add(t.token.address)

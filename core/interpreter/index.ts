@@ -127,7 +127,7 @@ export function createInterpreter ({ db, queries, decoder, coinSymbol, rpc }: In
       const rows = await queries.listAddressTransactionHashes({ address: Buffer.from(address.slice(2), 'hex'), cursor, limit: INTERPRETATIONS_PAGE_SIZE })
       const page = rows.slice(0, INTERPRETATIONS_PAGE_SIZE)
       // A transaction a reorg took since the page was read is left out.
-      const items = (await Promise.all(page.map(async (r) => await interpretation('0x' + r.hash.toString('hex'))))).filter((i) => i !== undefined)
+      const items = (await Promise.all(page.map(async (r) => await interpretation(r.hash)))).filter((i) => i !== undefined)
       const last = page.at(-1)
       return { items, next: rows.length > INTERPRETATIONS_PAGE_SIZE && last !== undefined ? { blockNumber: last.block_number, index: last.transaction_index } : null }
     },

@@ -84,6 +84,7 @@ export function createQueries ({ knex, prepared }: QueriesOptions) {
     findBlock: bind(db, blocks.findBlock),
     listBlocks: bind(db, blocks.listBlocks),
     listBlocksBySigner: bind(db, blocks.listBlocksBySigner),
+    readLatestBlock: bind(db, blocks.readLatestBlock),
     listCoinBalanceHistory: bind(db, coinBalances.listCoinBalanceHistory),
     listDailyBalances: bind(db, coinBalances.listDailyBalances),
     tokenExists: bind(db, exists.tokenExists),

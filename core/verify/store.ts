@@ -30,21 +30,23 @@ export type VerifiedContract = {
   externalLibraries: Array<{ name: string, address: string }>
   /** standard-input, flattened-code, multi-part or etherscan. */
   verificationMethod: string
-  verifiedAt: Date
+  /** When it was verified, in epoch milliseconds (the stored microseconds truncated). */
+  verifiedAtMs: number
 }
 
 /** An ABI entry as solc writes it. */
 export type AbiItem = { type: string, name?: string, inputs?: AbiParameter[], outputs?: AbiParameter[], stateMutability?: string, anonymous?: boolean }
 export type AbiParameter = { name: string, type: string, internalType?: string, indexed?: boolean, components?: AbiParameter[] }
 
-export type VerifiedContractRow = Omit<VerifiedContract, 'verifiedAt'> & { runtimeCodeHash: Buffer }
+export type VerifiedContractRow = Omit<VerifiedContract, 'verifiedAtMs'> & { runtimeCodeHash: Buffer }
 
 const bytes = (hex: string): Buffer => Buffer.from(hex.replace(/^0x/, ''), 'hex')
 const addressBytes = (address: string | Buffer): Buffer => typeof address === 'string' ? bytes(address) : address
 
 const COLUMNS = `'0x' || encode(address, 'hex') as address, name, language, compiler_version, compiler_settings, source_files, file_path, abi,
   case when constructor_arguments is null then null else '0x' || encode(constructor_arguments, 'hex') end as constructor_arguments,
-  match_type, evm_version, optimization, optimization_runs, license_type, external_libraries, verification_method, verified_at`
+  match_type, evm_version, optimization, optimization_runs, license_type, external_libraries, verification_method,
+  floor(extract(epoch from verified_at) * 1000)::float8 as verified_at_ms`
 
 function fromRow (row: Record<string, any>): VerifiedContract {
   return {
@@ -64,7 +66,7 @@ function fromRow (row: Record<string, any>): VerifiedContract {
     licenseType: row.license_type,
     externalLibraries: row.external_libraries,
     verificationMethod: row.verification_method,
-    verifiedAt: row.verified_at
+    verifiedAtMs: row.verified_at_ms
   }
 }
 

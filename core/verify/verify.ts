@@ -192,7 +192,7 @@ export async function verifyContract (deps: VerifierDeps, request: VerificationR
     licenseType: request.licenseType ?? null,
     externalLibraries: externalLibraries(candidate, code, settings, output.contracts ?? {}),
     verificationMethod: request.method,
-    verifiedAt: new Date()
+    verifiedAtMs: Date.now()
   }
   // Every instance hears of it at the commit (notify.ts): their decodings and names change.
   const stored = await deps.db.transaction(async (trx) => {

@@ -1,7 +1,7 @@
 // Relay connections over keyset pages. Cursors are opaque (base64url of the
 // row's key in the connection's order, tagged with the connection), stable
 // across new blocks, and never offsets.
-import type { KeysetPage, KeyValue, PageRows } from '../../core/queries/graphql/page.ts'
+import type { KeysetPage, KeyValue, PageRows } from '../../core/queries/sql/keyset.ts'
 import { fitsKeyColumn } from '../../core/queries/sql/cursor.ts'
 import { userError } from './errors.ts'
 

@@ -3,7 +3,7 @@
 // JSON-RPC batch), so a page of 50 transactions with their blocks, addresses
 // and internal transactions costs a handful of statements, not 50 of each.
 import type { RpcClient } from '../../core/rpc/client.ts'
-import type { KeysetPage, PageRows } from '../../core/queries/graphql/page.ts'
+import type { KeysetPage, PageRows } from '../../core/queries/sql/keyset.ts'
 import { ALL_TRANSACTION_COLUMN_GROUPS, type GraphqlTransaction, type TransactionColumnGroup } from '../../core/queries/graphql/records.ts'
 import { ADDRESS_TRANSACTION_KEY, INTERNAL_TRANSACTION_KEY, LOG_KEY, TOKEN_TRANSFER_KEY } from '../../core/queries/graphql/connections.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../core/indexer/types.ts'

@@ -6,7 +6,7 @@
 // of both processes; on a 2-CPU machine these were a third of the gateway's
 // time per request (bench:graphql).
 import { getArgumentValues, type GraphQLObjectType, type GraphQLResolveInfo } from 'graphql'
-import type { KeysetPage } from '../../core/queries/graphql/page.ts'
+import type { KeysetPage } from '../../core/queries/sql/keyset.ts'
 import type { TransactionColumnGroup } from '../../core/queries/graphql/records.ts'
 import type { ConnectionArgs } from './connection.ts'
 import { CONNECTIONS, pageFor } from './loaders.ts'

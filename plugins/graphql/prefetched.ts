@@ -1,6 +1,6 @@
 // Connection pages a parent's resolver read together with the parent
 // (lookahead.ts), left on the parent for the connection's loader (loaders.ts).
-import type { KeysetPage, PageRows } from '../../core/queries/graphql/page.ts'
+import type { KeysetPage, PageRows } from '../../core/queries/sql/keyset.ts'
 
 const PREFETCHED = Symbol('pages read with the parent')
 

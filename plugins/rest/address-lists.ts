@@ -1,8 +1,9 @@
 // Address lists and counts beside the address detail: top accounts, blocks
 // validated, coin balance history (per block and per day) and tab counters.
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
-import { COIN_BALANCE_HISTORY_DAYS, type CoinBalanceRecord } from '../../core/queries/addresses/coin-balances.ts'
-import { addressObject, blockMiner, epochTimestamp, presentBlock, hashBytes } from './present.ts'
+import { COIN_BALANCE_HISTORY_DAYS } from '../../core/queries/addresses/coin-balances.ts'
+import { addressObject, blockMiner, presentBlock, hashBytes } from '../present/present.ts'
+import { presentCoinBalance } from '../present/coin-balance.ts'
 import { cursorAddress, cursorInteger, cursorIntString, cursorValue } from './token-schemas.ts'
 import { listCursor, toPage } from './pages.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
@@ -24,17 +25,6 @@ const blockNumberList = listCursor({ block_number: cursorInteger, items_count: i
 /** Every tab counter Blockscout knows, the beacon-chain and Celo ones included. */
 const ALL_TAB_COUNTERS = ['validations_count', 'transactions_count', 'token_transfers_count', 'token_balances_count', 'logs_count',
   'withdrawals_count', 'internal_transactions_count', 'beacon_deposits_count', 'celo_election_rewards_count']
-
-/** A coin balance history item (also the socket's coin_balance event). */
-export function presentCoinBalance (c: CoinBalanceRecord) {
-  return {
-    transaction_hash: c.transaction_hash,
-    block_number: c.block_number,
-    delta: c.delta,
-    value: c.value,
-    block_timestamp: epochTimestamp(c.timestamp)
-  }
-}
 
 export async function addressListRoutes (app: RestApp, { names }: { names: AddressNameReader }): Promise<void> {
   const queries = app.queries

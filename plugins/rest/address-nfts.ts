@@ -4,12 +4,12 @@
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { type HeldInstance } from '../../core/queries/addresses/address-nfts.ts'
 import type { TokenRecord } from '../../core/queries/tokens/tokens.ts'
-import { presentInstance, presentToken } from './present-token.ts'
+import { presentInstance, presentToken } from '../present/present-token.ts'
 import { toPage } from './pages.ts'
 import { TOKEN_TYPES } from '../../core/rows.ts'
 import { cursorAddress, cursorIntString, cursorValue, nftCollection, parseTokenTypes, tokenInstanceInList, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type RestApp } from './schemas.ts'
-import { hashBytes } from './present.ts'
+import { hashBytes } from '../present/present.ts'
 
 const cursorParams = { type: tokenTypeList, items_count: itemsCount, token_contract_address_hash: cursorAddress, token_type: { type: 'string', enum: TOKEN_TYPES } } as const
 

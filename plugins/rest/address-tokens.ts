@@ -2,11 +2,11 @@
 // (paged, type filter, ERC-1155 holdings with their instance).
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { type HoldingRecord } from '../../core/queries/addresses/address-tokens.ts'
-import { presentInstance, presentToken } from './present-token.ts'
+import { presentInstance, presentToken } from '../present/present-token.ts'
 import { toPage } from './pages.ts'
 import { cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, tokenBalance, tokenTypeList } from './token-schemas.ts'
 import { addressHashParams as params, itemsCount, page, query, validationError, type RestApp } from './schemas.ts'
-import { hashBytes } from './present.ts'
+import { hashBytes } from '../present/present.ts'
 
 /** ERC-20 and ERC-721 holdings are per token (id -1); ERC-1155 per id. */
 const tokenIdOf = (h: HoldingRecord): string | null => h.token_id === '-1' ? null : h.token_id

@@ -13,9 +13,9 @@ import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { TOKEN_TYPES, type Hex, type TokenType } from '../../core/rows.ts'
 import { clampBigint, clampInteger } from '../../core/queries/sql/cursor.ts'
 import { advancedFilterQuery, advancedFilterResponse, type AdvancedFilterQuery } from './advanced-filter-schemas.ts'
-import { presentToken } from './present-token.ts'
-import { total } from './present-transaction.ts'
-import { addressObject, checksumAddress, epochTimestamp, hashBytes } from './present.ts'
+import { presentToken } from '../present/present-token.ts'
+import { total } from '../present/present-transaction.ts'
+import { addressObject, checksumAddress, epochTimestamp, hashBytes } from '../present/present.ts'
 import { query, validationError, type RestApp } from './schemas.ts'
 import type { Queries } from '../../core/queries/index.ts'
 import { NO_NAMES, type AddressNameReader, type AddressNames } from '../../core/address-names/index.ts'
@@ -187,19 +187,22 @@ async function searchParams (app: RestApp, q: AdvancedFilterQuery) {
   return { methods, tokens }
 }
 
+/** 0001-01-01T00:00:00Z in epoch milliseconds: PostgreSQL's first year. */
+const YEAR_1_MS = -62_135_596_800_000
+
 /** A Blockscout 422 for a value the schema's pattern let through but that names nothing (a 13th month). */
 const invalidDate = (field: string) => ({ errors: [{ title: 'Invalid value', source: { pointer: `/${field}` }, detail: 'Invalid date-time' }] })
 
 /** The filter a request names, its age bounds resolved to blocks; 'empty' when they hold no block; a 422 body for an impossible date. */
 async function requestFilter (app: RestApp, q: AdvancedFilterQuery): Promise<AdvancedFilter | 'empty' | ReturnType<typeof invalidDate>> {
   const filter = toFilter(q)
-  const [from, to] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : new Date(v))
-  for (const [field, date] of [['age_from', from], ['age_to', to]] as const) {
+  const [fromMs, toMs] = [q.age_from, q.age_to].map((v) => v === undefined ? undefined : Date.parse(v))
+  for (const [field, ms] of [['age_from', fromMs], ['age_to', toMs]] as const) {
     // PostgreSQL's timestamps start at year 1: a year 0 would be its error, not the client's.
-    if (date !== undefined && !(date.getUTCFullYear() >= 1)) return invalidDate(field)
+    if (ms !== undefined && !(ms >= YEAR_1_MS)) return invalidDate(field)
   }
-  if (from === undefined && to === undefined) return filter
-  const blocks = await app.queries.resolveAge({ from, to })
+  if (fromMs === undefined && toMs === undefined) return filter
+  const blocks = await app.queries.resolveAge({ fromMs, toMs })
   return blocks === undefined ? 'empty' : { ...filter, blocks }
 }
 

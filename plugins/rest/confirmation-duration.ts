@@ -5,6 +5,7 @@
 // once per refresh for all routes that list transactions.
 import type { FastifyInstance } from 'fastify'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
+import { confirmationDurationJson } from '../present/confirmation-duration.ts'
 
 const PACE_REFRESH_MS = 5000
 
@@ -14,9 +15,6 @@ declare module 'fastify' {
     confirmationDuration: () => Promise<string>
   }
 }
-
-/** The member's JSON text for a pace (core/queries/blocks/block-pace.ts). */
-export const confirmationDurationJson = (blockTimeMs: number | null): string => blockTimeMs === null ? '[]' : `[0,${Math.round(blockTimeMs)}]`
 
 export function decorateConfirmationDuration (scope: FastifyInstance): void {
   const pace = createRefreshing(async () => await scope.queries.readBlockPace(), {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 const HEALTHY_LAG_BLOCKS = 5
 
 /** "2025-09-15 13:52:12.000000Z": Blockscout prints an Elixir DateTime here, with a space. */
-const elixirTimestamp = (date: Date): string => date.toISOString().replace('T', ' ').replace(/\.(\d{3})Z$/, '.$1000Z')
+const elixirTimestamp = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/\.(\d{3})Z$/, '.$1000Z')
 
 const healthBody = {
   type: 'object',
@@ -20,7 +20,7 @@ export async function blockscoutHealthRoutes (app: FastifyInstance): Promise<voi
   app.get('/api/health', { schema: { tags: ['health'], summary: 'Blockscout-style health: 200 healthy, 500 not', response: { 200: healthBody, 500: healthBody } } },
     async (_request, reply) => {
       const [stored, nodeHead] = await Promise.all([
-        app.db.knex('blocks').orderBy('number', 'desc').first('number', 'timestamp').catch(() => undefined),
+        app.queries.readLatestBlock().catch(() => undefined),
         app.geth.rpc.call<string>('eth_blockNumber').then(Number, () => undefined)
       ])
       const latest = stored === undefined ? undefined : { number: String(stored.number), timestamp: elixirTimestamp(stored.timestamp) }

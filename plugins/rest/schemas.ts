@@ -2,6 +2,7 @@
 // input, serialise output (fields not listed here are not sent) and feed /api-docs.
 // Each is `as const`: the type provider reads a route's request types from them.
 import type { App } from '../app.ts'
+import { nullable, addressObject } from '../present/schemas.ts'
 
 /** The app as a REST route sees it (plugins/app.ts): `request.params`, `query` and `body` are typed from the route's schema. */
 export type RestApp = App
@@ -18,35 +19,9 @@ export const transactionHashParams = {
   type: 'object', required: ['transaction_hash_param'], properties: { transaction_hash_param: { type: 'string', pattern: HASH_PATTERN } }
 } as const
 
-export const nullable = <const Type extends string>(type: Type) => ({ type: [type, 'null'] } as const)
+export { nullable, addressObject }
 export const intString = { type: 'string', pattern: '^-?[0-9]+$' } as const
 const intStringNullable = { type: ['string', 'null'], pattern: '^-?[0-9]+$' } as const
-const tagList = { type: 'array', items: { type: 'object', additionalProperties: true } } as const
-/** Blockscout's Tag: the public tags an operator sets (`npm run ops -- tag`). */
-const publicTagList = {
-  type: 'array',
-  items: { type: 'object', required: ['address_hash', 'display_name', 'label'], properties: { address_hash: { type: 'string' }, display_name: { type: 'string' }, label: { type: 'string' } } }
-} as const
-
-export const addressObject = {
-  type: 'object',
-  required: ['hash', 'is_contract', 'name', 'is_scam', 'reputation', 'proxy_type', 'implementations', 'is_verified', 'ens_domain_name', 'metadata'],
-  properties: {
-    hash: { type: 'string' },
-    is_contract: nullable('boolean'),
-    name: nullable('string'),
-    is_scam: { type: 'boolean' },
-    reputation: { type: 'string' },
-    proxy_type: nullable('string'),
-    implementations: { type: 'array', items: { type: 'object', properties: { address_hash: { type: 'string' }, name: nullable('string') } } },
-    is_verified: nullable('boolean'),
-    ens_domain_name: nullable('string'),
-    metadata: { type: ['object', 'null'], additionalProperties: true },
-    private_tags: tagList,
-    watchlist_names: tagList,
-    public_tags: publicTagList
-  }
-} as const
 
 export const block = {
   type: 'object',

@@ -1,9 +1,9 @@
 import { getAddress } from 'ethers'
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { classifyQuery, type TokenSearchCursor } from '../../core/queries/search/search.ts'
-import { presentContractHit, presentExactHit, presentTokenHit, searchItem } from './present-search.ts'
+import { presentContractHit, presentExactHit, presentTokenHit, searchItem } from '../present/present-search.ts'
 import { ADDRESS_PATTERN, page, query, validationError, type RestApp } from './schemas.ts'
-import { hashBytes, hex } from './present.ts'
+import { hashBytes, hex } from '../present/present.ts'
 
 /** Blockscout's quick search answers nothing for shorter queries. */
 const QUICK_MIN_LENGTH = 3

@@ -7,8 +7,8 @@ import {
 } from '../../core/verify/index.ts'
 import { EVM_VERSIONS } from '../../core/verify/input.ts'
 import { LICENSE_TYPES } from '../../core/verify/licenses.ts'
-import { addressObject, hashBytes, timestamp } from './present.ts'
-import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from './present-smart-contract.ts'
+import { addressObject, hashBytes, msTimestamp } from '../present/present.ts'
+import { presentProxy, presentVerified, smartContractListItem, smartContractSchema, type Implementation } from '../present/present-smart-contract.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import { cursorAddress, cursorInteger } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
@@ -74,7 +74,7 @@ export async function smartContractRoutes (app: RestApp, { verifier, names }: { 
         optimization_enabled: c.optimization,
         transactions_count: c.transactionCount,
         language: c.language,
-        verified_at: timestamp(c.verifiedAt),
+        verified_at: msTimestamp(c.verifiedAtMs),
         market_cap: null,
         has_constructor_args: c.constructorArguments !== null,
         coin_balance: c.coinBalance,

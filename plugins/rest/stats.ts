@@ -6,7 +6,7 @@
 import type { ChainStats } from '../../core/stats/chain.ts'
 import { createRefreshing } from '../../core/stats/refreshing.ts'
 import { intString, nullable, query, validationError, type RestApp } from './schemas.ts'
-import { timestamp } from './present.ts'
+import { msTimestamp } from '../present/present.ts'
 
 /** The oldest totals served: a new block shows on the home page within this (docs/rest-api.md). */
 const STATS_MAX_AGE_MS = 5000
@@ -143,7 +143,7 @@ export async function statsRoutes (app: RestApp): Promise<void> {
       static_gas_price: null,
       gas_prices: presentGasPrices(s.gasPrices, request.headers[UPDATED_GAS_ORACLE] === 'true'),
       gas_prices_update_in: stats.dueInMs(),
-      gas_price_updated_at: s.gasPrices === null ? null : timestamp(new Date(computedAtMs))
+      gas_price_updated_at: s.gasPrices === null ? null : msTimestamp(computedAtMs)
     }
   })
 

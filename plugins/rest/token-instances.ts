@@ -1,18 +1,18 @@
 import type { NftMetadataReader } from '../../core/nft-metadata/index.ts'
 import { type TokenRecord } from '../../core/queries/tokens/tokens.ts'
-import { presentInstance } from './present-token.ts'
-import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'
+import { presentInstance } from '../present/present-token.ts'
+import { presentTokenTransfer, tokenTransferAddresses } from '../present/present-transaction.ts'
 import { tokenTransferList } from './list-schemas.ts'
 import { listCursor, nextTokenTransferParams, tokenTransferCursor } from './pages.ts'
 import { ADDRESS_PATTERN, addressHashParams, itemsCount, message, query, tokenTransfer, validationError, type RestApp } from './schemas.ts'
-import { addressObject, hashBytes } from './present.ts'
+import { addressObject, hashBytes } from '../present/present.ts'
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { cursorAddress, cursorIntString, cursorValue, tokenHolder, tokenInstance } from './token-schemas.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { Queries } from '../../core/queries/index.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
 import type { Decoder } from '../../core/decode/index.ts'
-import { transferMethods } from './decodings.ts'
+import { transferMethods } from '../present/decodings.ts'
 
 /** numeric(78,0) holds every uint256; a longer id names no instance. */
 const MAX_TOKEN_ID_DIGITS = 78

@@ -2,14 +2,14 @@
 import type { TokenTransferRecord } from '../../core/queries/tokens/token-transfers.ts'
 import { addressParam, tokenTransferList, tokenTypes } from './list-schemas.ts'
 import { nextTokenTransferParams, pageSize, tokenTransferCursor } from './pages.ts'
-import { presentTokenTransfer, tokenTransferAddresses } from './present-transaction.ts'
+import { presentTokenTransfer, tokenTransferAddresses } from '../present/present-transaction.ts'
 import { parseTokenTypes } from './token-schemas.ts'
 import { addressHashParams, itemsCount, message, query, tokenTransfer, transactionHashParams, validationError, type RestApp } from './schemas.ts'
-import { hashBytes } from './present.ts'
+import { hashBytes } from '../present/present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
 import type { Decoder } from '../../core/decode/index.ts'
-import { transferMethods } from './decodings.ts'
+import { transferMethods } from '../present/decodings.ts'
 
 const listResponse = tokenTransferList.response(tokenTransfer)
 

@@ -1,8 +1,8 @@
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { type TokenListCursor } from '../../core/queries/tokens/tokens.ts'
-import { presentToken } from './present-token.ts'
+import { presentToken } from '../present/present-token.ts'
 import { toPage } from './pages.ts'
-import { addressObject, hashBytes } from './present.ts'
+import { addressObject, hashBytes } from '../present/present.ts'
 import { addressHashParams, itemsCount, message, page, query, validationError, type RestApp } from './schemas.ts'
 import {
   cursorAddress, cursorFloatString, cursorIntString, cursorValue, parseTokenTypes, token, tokenHolder, tokenTypeList

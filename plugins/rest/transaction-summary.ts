@@ -5,7 +5,7 @@
 // pending, 422 for a malformed hash.
 import type { Interpreter } from '../../core/interpreter/index.ts'
 import { message, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
-import { sendJsonText } from './present.ts'
+import { sendJsonText } from '../present/present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 
 const variable = {

@@ -2,10 +2,10 @@
 // call frames) and its balance changes (coin ones from Geth's prestateTracer).
 import { PAGE_SIZE } from '../../core/queries/sql/page-size.ts'
 import { rawTrace, stateChange } from './list-schemas.ts'
-import { presentRawTrace } from './present-internal-transaction.ts'
-import { presentStateChanges, stateChangeAddresses } from './present-state-change.ts'
+import { presentRawTrace } from '../present/present-internal-transaction.ts'
+import { presentStateChanges, stateChangeAddresses } from '../present/present-state-change.ts'
 import { message, page, query, transactionHashParams, validationError, type RestApp } from './schemas.ts'
-import { hashBytes } from './present.ts'
+import { hashBytes } from '../present/present.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import type { AddressNameReader } from '../../core/address-names/index.ts'
 

@@ -11,17 +11,17 @@
 import type { CommittedBlock, Hex, TokenTransferRow, TransactionRow } from '../../core/indexer/types.ts'
 import type { ChannelHub } from '../../core/phoenix/hub.ts'
 import { TOPICS } from '../../core/phoenix/topics.ts'
-import { blockMiner, presentBlock } from '../rest/present.ts'
-import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from '../rest/present-transaction.ts'
-import { decodeTransactionInput, transferMethods } from '../rest/decodings.ts'
+import { blockMiner, presentBlock } from '../present/present.ts'
+import { presentTokenTransfer, tokenTransferAddresses, transactionAddresses, transactionJson } from '../present/present-transaction.ts'
+import { decodeTransactionInput, transferMethods } from '../present/decodings.ts'
 import { createDecoder, NO_VERIFIED_ABIS, type Decoder } from '../../core/decode/index.ts'
-import { presentCoinBalance } from '../rest/address-lists.ts'
-import { confirmationDurationJson } from '../rest/confirmation-duration.ts'
+import { presentCoinBalance } from '../present/coin-balance.ts'
+import { confirmationDurationJson } from '../present/confirmation-duration.ts'
 import type { Queries } from '../../core/queries/index.ts'
-import { NO_NAMES, type AddressNames } from '../../core/address-names/index.ts'
+import { NO_NAMES, type AddressNameReader } from '../../core/address-names/index.ts'
 
 /** The app's names (plugins/address-names); without it, address objects show none. */
-type NameReader = { read (addresses: Iterable<Buffer | string | null>): Promise<AddressNames> }
+type NameReader = Pick<AddressNameReader, 'read'>
 const NO_NAME_READER: NameReader = { read: async () => NO_NAMES }
 
 /**

@@ -51,21 +51,21 @@ export type DailyBalance = { date: string, value: string }
  * days, oldest first, as Blockscout reports it: the last day carries the
  * latest balance and today is added with it when the address did not move today.
  */
-export async function listDailyBalances (db: QueryDb, { address, now = new Date() }: { address: Buffer, now?: Date }): Promise<DailyBalance[]> {
+export async function listDailyBalances (db: QueryDb, { address, nowMs = Date.now() }: { address: Buffer, nowMs?: number }): Promise<DailyBalance[]> {
   const { rows } = await db.knex.raw(`
     select to_char(date_trunc('day', b.timestamp at time zone 'UTC'), 'YYYY-MM-DD') as date, max(c.value)::text as value
     from coin_balances c join blocks b on b.number = c.block_number
     where c.address = ? and c.block_number >= coalesce((select number from blocks
-      where timestamp >= date_trunc('day', ?::timestamptz at time zone 'UTC' - interval '${COIN_BALANCE_HISTORY_DAYS} days') at time zone 'UTC'
+      where timestamp >= date_trunc('day', to_timestamp(?::float8 / 1000) at time zone 'UTC' - interval '${COIN_BALANCE_HISTORY_DAYS} days') at time zone 'UTC'
       order by timestamp limit 1), 9223372036854775807)
-    group by 1 order by 1`, [address, now])
+    group by 1 order by 1`, [address, nowMs])
   if (rows.length === 0) return []
   const { rows: latest } = await db.knex.raw(`
     select to_char(b.timestamp at time zone 'UTC', 'YYYY-MM-DD') as date, c.value::text as value
     from coin_balances c join blocks b on b.number = c.block_number
     where c.address = ? order by c.block_number desc limit 1`, [address])
   const days: DailyBalance[] = [...rows.slice(0, -1), latest[0]]
-  const today = now.toISOString().slice(0, 10)
+  const today = new Date(nowMs).toISOString().slice(0, 10)
   if (!days.some((d) => d.date === today)) days.push({ date: today, value: days[days.length - 1]!.value })
   return days
 }

@@ -1,6 +1,6 @@
 // Block reads for the explorer APIs: keyset pages by number (the primary key's
 // order, so a deep page costs what the first does) and fees summed per block.
-import { BLOCK_COLUMNS, type BlockColumnsRow } from '../sql/columns.ts'
+import { BLOCK_COLUMNS, epochColumn, type BlockColumnsRow } from '../sql/columns.ts'
 import { PAGE_SIZE } from '../sql/page-size.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 
@@ -45,6 +45,12 @@ export async function findBlock (db: QueryDb, key: { number: number } | { hash: 
     ? await db.prepared.rows<BlockRecord>(BY_NUMBER, [key.number])
     : await db.prepared.rows<BlockRecord>(BY_HASH, [key.hash])
   return row
+}
+
+/** The newest stored block's number and timestamp (epoch seconds), or undefined while none is stored. */
+export async function readLatestBlock (db: QueryDb): Promise<{ number: number, timestamp: number } | undefined> {
+  const { rows } = await db.knex.raw(`select number::int as number, ${epochColumn('timestamp')} as timestamp from blocks order by number desc limit 1`)
+  return rows[0]
 }
 
 /** Blocks the address sealed (clique signer), below `before`, newest first, from blocks_signer_number. */

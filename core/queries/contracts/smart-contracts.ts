@@ -24,13 +24,13 @@ export async function findContract (db: QueryDb, address: Buffer): Promise<Contr
 
 export type ContractCounts = { contracts: string, new_contracts_24h: string }
 
-/** All contracts, and those created in the 24 hours before `now` (index-only scans of addresses_contracts_by_creation). */
-export async function countContracts (db: QueryDb, now = new Date()): Promise<ContractCounts> {
+/** All contracts, and those created in the 24 hours before `nowMs` (epoch milliseconds; index-only scans of addresses_contracts_by_creation). */
+export async function countContracts (db: QueryDb, nowMs = Date.now()): Promise<ContractCounts> {
   const { rows } = await db.knex.raw(`select
     (select count(*) from addresses where contract_code is not null)::text as contracts,
     (select count(*) from addresses where contract_code is not null and creation_block >= coalesce(
-      (select number from blocks where timestamp >= ?::timestamptz - interval '24 hours' order by timestamp limit 1),
-      9223372036854775807))::text as new_contracts_24h`, [now])
+      (select number from blocks where timestamp >= to_timestamp(?::float8 / 1000) - interval '24 hours' order by timestamp limit 1),
+      9223372036854775807))::text as new_contracts_24h`, [nowMs])
   return rows[0]
 }
 

@@ -7,6 +7,7 @@
 // chain or busy the address.
 import type { Knex } from 'knex'
 import type { QueryDb } from '../sql/query-db.ts'
+import { mergedSidesSql } from '../sql/keyset.ts'
 
 export type SortOrder = 'asc' | 'desc'
 
@@ -33,10 +34,8 @@ export function mergedPageSql ({ table, sides, keys, window }: MergedPage): { sq
       bindings: [...sides[0]!.bindings, window.skip, window.limit]
     }
   }
-  const side = (where: string) => `(select * from ${table} where ${where} order by ${order} limit ?)`
   return {
-    sql: `select distinct on (${keys.join(', ')}) * from (${sides.map((s) => side(s.where)).join(' union all ')}) s
-      order by ${order} offset ? limit ?`,
+    sql: mergedSidesSql({ table, columns: '*', wheres: sides.map((s) => s.where), keys, orderBy: order, sideLimit: '?', tail: 'offset ? limit ?' }),
     bindings: [...sides.flatMap((s) => [...s.bindings, reach]), window.skip, window.limit]
   }
 }

@@ -1,17 +1,17 @@
 // Paged children for GraphQL connections, for many parents in one statement:
 // each parent's page is read by a lateral subquery from the index that
-// matches the connection's order (see graphql-page.ts), so a page of 50
+// matches the connection's order (core/queries/sql/keyset.ts), so a page of 50
 // transactions with their internal transactions costs two statements.
 import { hexColumn } from '../sql/columns.ts'
-import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../rows.ts'
-import { groupByParent, keysetClause, toPageRows, type KeysetPage, type KeyValue, type PageRows } from './page.ts'
+import type { AddressRow, InternalTransactionRow, LogRow, TokenTransferRow } from '../../rows.ts'
+import { groupByParent, keysetClause, mergedSidesSql, toPageRows, type KeysetClause, type KeysetPage, type KeyValue, type PageRows } from '../sql/keyset.ts'
 import {
   ALL_TRANSACTION_COLUMN_GROUPS, addressColumns, HEX_KEYS, INTERNAL_TRANSACTION_COLUMNS, TOKEN_TRANSFER_COLUMNS, transactionColumns,
-  type GraphqlAddress, type GraphqlTransaction, type TransactionColumnGroup
+  type GraphqlTransaction, type TransactionColumnGroup
 } from './records.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 
-type Keyset = ReturnType<typeof keysetClause>
+type Keyset = KeysetClause
 type Parented<T> = T & { parent_key: string }
 
 export const ADDRESS_TRANSACTION_KEY = ['block_number', 'transaction_index']
@@ -31,9 +31,9 @@ async function pagePerParent<T> (db: QueryDb, parents: readonly string[], page: 
 
 /** Each side (columns of `table`) read from its own index in key order, then merged without duplicates. */
 function mergedSides (table: string, columns: string, sides: string[], key: string[], k: Keyset): { sql: string, bindings: KeyValue[] } {
-  const side = (column: string) => `(select ${columns} from ${table} where ${column} = pb.bytes${k.where} order by ${k.orderBy} limit ${k.limit})`
+  const wheres = sides.map((column) => `${column} = pb.bytes${k.where}`)
   return {
-    sql: `select distinct on (${key.join(', ')}) * from (${sides.map(side).join(' union all ')}) s order by ${k.orderBy} limit ${k.limit}`,
+    sql: mergedSidesSql({ table, columns, wheres, keys: key, orderBy: k.orderBy, sideLimit: k.limit, tail: `limit ${k.limit}` }),
     bindings: sides.flatMap(() => k.bindings)
   }
 }
@@ -61,7 +61,7 @@ const ADDRESS_ROW = 'row_number() over () = 1'
  * `address(hash) { transactions { ... } }` asks for, without a second round
  * trip to the database. Undefined for an unknown address.
  */
-export async function findAddressWithTransactions (db: QueryDb, { address, page, groups }: { address: string, page: KeysetPage, groups: readonly TransactionColumnGroup[] }): Promise<{ address: GraphqlAddress, transactions: PageRows<GraphqlTransaction> } | undefined> {
+export async function findAddressWithTransactions (db: QueryDb, { address, page, groups }: { address: string, page: KeysetPage, groups: readonly TransactionColumnGroup[] }): Promise<{ address: AddressRow, transactions: PageRows<GraphqlTransaction> } | undefined> {
   const k = keysetClause(ADDRESS_TRANSACTION_KEY, page)
   const inner = addressTransactionsPage(k, groups)
   // The address's columns, under names no transaction column has, are filled
@@ -76,7 +76,7 @@ export async function findAddressWithTransactions (db: QueryDb, { address, page,
   const first = rows[0]!
   // No transaction: the one row is the address's, with nulls from the empty join.
   const transactions = first.hash === null ? [] : rows as unknown as GraphqlTransaction[]
-  return { address: found as GraphqlAddress, transactions: toPageRows(transactions, page) }
+  return { address: found as AddressRow, transactions: toPageRows(transactions, page) }
 }
 
 export async function listAddressTokenTransfers (db: QueryDb, { addresses, page }: { addresses: readonly string[], page: KeysetPage }): Promise<Array<PageRows<TokenTransferRow>>> {

@@ -1,32 +1,21 @@
 // Rows by key for the GraphQL loaders: one statement per batch of keys. Rows
-// come back in the indexer's row shapes (0x-hex strings, decimal strings), so
+// come back in the indexer's row shapes (core/rows.ts: 0x-hex strings, decimal strings), so
 // rows read here and rows the indexer announces after a commit present alike.
-import type { Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../../rows.ts'
+import type { AddressRow, Hex, InternalTransactionRow, TokenRow, TokenTransferRow, TransactionRow } from '../../rows.ts'
 import { BLOCK_COLUMNS, hexColumn, type BlockColumnsRow } from '../sql/columns.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 
 /** Parent keys as a relation `p(key, bytes)`: 0x-hex text in, bytea to join on. */
 export const HEX_KEYS = 'unnest(?::text[]) with ordinality p0(key, ord) cross join lateral (select decode(substr(p0.key, 3), \'hex\') as bytes) pb'
 
-export type GraphqlBlock = BlockColumnsRow
-
+/** A transaction with its block's hash, which a GraphQL transaction shows. */
 export type GraphqlTransaction = TransactionRow & { block_hash: Hex }
 
-/** Without its code: a contract's code, up to 24 KiB, is read only when asked for (findContractCodes). */
-export type GraphqlAddress = {
-  hash: Hex
-  coin_balance: string
-  balance_block: number | null
-  nonce: number | null
-  gas_used: string
-  transaction_count: string
-  token_transfer_count: string
-}
-
+/** A token with its holder count, which a GraphQL token shows. */
 export type GraphqlToken = Omit<TokenRow, 'first_block' | 'updated_block'> & { holder_count: number }
 
 /**
- * An address `a`, as GraphqlAddress; `prefix` before each name keeps them apart
+ * An address `a`, as AddressRow; `prefix` before each name keeps them apart
  * from another table's columns. With `when`, each column is null on rows
  * where that SQL predicate is false.
  */
@@ -91,9 +80,9 @@ function inOrder<T> (wanted: readonly string[], rows: T[], keyOf: (row: T) => st
   return wanted.map((k) => byKey.get(k.toLowerCase()))
 }
 
-export async function findBlocksByNumber (db: QueryDb, numbers: readonly number[]): Promise<Array<GraphqlBlock | undefined>> {
+export async function findBlocksByNumber (db: QueryDb, numbers: readonly number[]): Promise<Array<BlockColumnsRow | undefined>> {
   const rows = await db.prepared.raw(`select ${BLOCK_COLUMNS} from blocks b where b.number = any(?::bigint[])`, [[...numbers]])
-  const byNumber = new Map((rows as GraphqlBlock[]).map((r) => [r.number, r]))
+  const byNumber = new Map((rows as BlockColumnsRow[]).map((r) => [r.number, r]))
   return numbers.map((n) => byNumber.get(n))
 }
 
@@ -103,9 +92,9 @@ export async function findTransactionsByHash (db: QueryDb, hashes: readonly stri
   return inOrder(hashes, rows as GraphqlTransaction[], (r) => r.hash)
 }
 
-export async function findAddressesByHash (db: QueryDb, hashes: readonly string[]): Promise<Array<GraphqlAddress | undefined>> {
+export async function findAddressesByHash (db: QueryDb, hashes: readonly string[]): Promise<Array<AddressRow | undefined>> {
   const rows = await db.prepared.raw(`select ${addressColumns()} from ${HEX_KEYS} join addresses a on a.hash = pb.bytes`, [keys(hashes)])
-  return inOrder(hashes, rows as GraphqlAddress[], (r) => r.hash)
+  return inOrder(hashes, rows as AddressRow[], (r) => r.hash)
 }
 
 /** Each address's contract code (null for none or an unknown address). */

@@ -254,12 +254,16 @@ export async function listAdvancedFilterItems (db: QueryDb, { filter: f, cursor 
   return rows
 }
 
-/** The blocks whose timestamps fall within [from, to] (either open), or undefined when the bounds leave none. */
-export async function resolveAge (db: QueryDb, { from, to }: { from?: Date, to?: Date }): Promise<{ from: number, to: number } | undefined> {
+/** The earliest and latest instants the age bounds default to, in epoch milliseconds: 1970 and the end of 9999. */
+const AGE_FROM_MS = 0
+const AGE_TO_MS = Date.UTC(9999, 11, 31, 23, 59, 59)
+
+/** The blocks whose timestamps fall within [fromMs, toMs] (epoch milliseconds, either open), or undefined when the bounds leave none. */
+export async function resolveAge (db: QueryDb, { fromMs, toMs }: { fromMs?: number, toMs?: number }): Promise<{ from: number, to: number } | undefined> {
   const { rows } = await db.knex.raw(`select
-    coalesce((select number from blocks where timestamp >= ? order by timestamp, number limit 1), -1) as first,
-    coalesce((select number from blocks where timestamp <= ? order by timestamp desc, number desc limit 1), -1) as last`,
-  [from ?? new Date(0), to ?? new Date('9999-12-31T23:59:59Z')])
+    coalesce((select number from blocks where timestamp >= to_timestamp(?::float8 / 1000) order by timestamp, number limit 1), -1) as first,
+    coalesce((select number from blocks where timestamp <= to_timestamp(?::float8 / 1000) order by timestamp desc, number desc limit 1), -1) as last`,
+  [fromMs ?? AGE_FROM_MS, toMs ?? AGE_TO_MS])
   const first = Number(rows[0].first)
   const last = Number(rows[0].last)
   return first < 0 || last < 0 || first > last ? undefined : { from: first, to: last }

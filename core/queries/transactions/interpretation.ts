@@ -1,6 +1,7 @@
 // What the interpreter reads of one transaction: the transaction, its token
 // transfers, logs and inner calls, and the addresses and tokens they touch.
 import { epochColumn, hexColumn } from '../sql/columns.ts'
+import type { Hex } from '../../rows.ts'
 import type { QueryDb } from '../sql/query-db.ts'
 import { PAGE_SIZE } from '../sql/page-size.ts'
 import type { TokenTransferRecord } from '../tokens/token-transfers.ts'
@@ -25,7 +26,7 @@ export type InterpretedTransactionRow = {
   to_is_contract: boolean
 }
 
-export type AddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
+export type InterpretedAddressRow = { hash: string, is_contract: boolean, token_type: string | null, token_name: string | null, token_symbol: string | null, token_decimals: number | null, tag: string | null }
 
 export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Promise<InterpretedTransactionRow | undefined> {
   const { rows } = await db.knex.raw(`select ${hexColumn('t.hash')} as hash, t.block_number::int as block_number, ${hexColumn('b.hash')} as block_hash, t.transaction_index,
@@ -39,9 +40,9 @@ export async function findInterpretedTransaction (db: QueryDb, hash: Buffer): Pr
 /** Logs and inner calls read for a summary, as the REST pages of them hold at most (one page and one more). */
 const MAX_INTERPRETED_LOGS = PAGE_SIZE + 1
 
-export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'> & { token_address: Buffer, from: Buffer, to: Buffer }
-export type InterpretedLogRow = { log_index: number, address: Buffer, topic0: Buffer | null, topic1: Buffer | null, topic2: Buffer | null, topic3: Buffer | null, data: Buffer }
-export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'value' | 'error' | 'trace_index'> & { from: Buffer, to: Buffer | null, created_contract: Buffer | null }
+export type InterpretedTransferRow = Pick<TokenTransferRecord, 'token_type' | 'amount' | 'token_id' | 'log_index' | 'name' | 'symbol' | 'decimals'> & { token_address: Hex, from: Hex, to: Hex }
+export type InterpretedLogRow = { log_index: number, address: Hex, topic0: Hex | null, topic1: Hex | null, topic2: Hex | null, topic3: Hex | null, data: Hex }
+export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'value' | 'error' | 'trace_index'> & { from: Hex, to: Hex | null, created_contract: Hex | null }
 
 /**
  * What a summary reads of a transaction's token transfers, logs and inner
@@ -52,20 +53,20 @@ export type InterpretedCallRow = Pick<InternalTransactionRecord, 'type' | 'value
  */
 export async function readTransactionParts (db: QueryDb, hash: Buffer) {
   const [transfers, logs, calls] = await Promise.all([
-    db.prepared.rows<InterpretedTransferRow>(`select tt.token_address, tt.token_type, tt."from", tt."to", tt.amount::text as amount, tt.token_id::text as token_id,
+    db.prepared.rows<InterpretedTransferRow>(`select ${hexColumn('tt.token_address')} as token_address, tt.token_type, ${hexColumn('tt."from"')} as "from", ${hexColumn('tt."to"')} as "to", tt.amount::text as amount, tt.token_id::text as token_id,
         tt.log_index, k.name, k.symbol, k.decimals
       from token_transfers tt left join tokens k on k.address = tt.token_address
       where tt.transaction_hash = $1 order by tt.log_index, tt.batch_index limit ${MAX_INTERPRETED_TRANSFERS}`, [hash]),
-    db.prepared.rows<InterpretedLogRow>(`select log_index, address, topic0, topic1, topic2, topic3, data from logs
+    db.prepared.rows<InterpretedLogRow>(`select log_index, ${hexColumn('address')} as address, ${['topic0', 'topic1', 'topic2', 'topic3'].map((c) => `${hexColumn(c)} as ${c}`).join(', ')}, ${hexColumn('data')} as data from logs
       where transaction_hash = $1 order by log_index limit ${MAX_INTERPRETED_LOGS}`, [hash]),
-    db.prepared.rows<InterpretedCallRow>(`select type, "from", "to", created_contract, value::text as value, error, trace_index from internal_transactions
+    db.prepared.rows<InterpretedCallRow>(`select type, ${hexColumn('"from"')} as "from", ${hexColumn('"to"')} as "to", ${hexColumn('created_contract')} as created_contract, value::text as value, error, trace_index from internal_transactions
       where transaction_hash = $1 and ${LISTED} order by trace_index limit ${MAX_INTERPRETED_LOGS}`, [hash])
   ])
   return { transfers, logs, calls }
 }
 
 /** Whether each address has code, the token it is, if one, and its public tag. */
-export async function readAddresses (db: QueryDb, addresses: readonly string[]): Promise<AddressRow[]> {
+export async function readAddresses (db: QueryDb, addresses: readonly string[]): Promise<InterpretedAddressRow[]> {
   if (addresses.length === 0) return []
   const { rows } = await db.knex.raw(`select ${hexColumn('h.hash')} as hash, coalesce(a.contract_code is not null, false) as is_contract,
       k.type as token_type, k.name as token_name, k.symbol as token_symbol, k.decimals as token_decimals, p.name as tag
@@ -82,12 +83,12 @@ export type AddressTransactionKey = { blockNumber: number, index: number }
  * The transactions `address` sent, received or created, newest first, after
  * the cursor: one more than `limit`, to tell whether there is a next page.
  */
-export async function listAddressTransactionHashes (db: QueryDb, { address, cursor, limit }: { address: Buffer, cursor?: AddressTransactionKey, limit: number }): Promise<Array<{ hash: Buffer, block_number: number, transaction_index: number }>> {
+export async function listAddressTransactionHashes (db: QueryDb, { address, cursor, limit }: { address: Buffer, cursor?: AddressTransactionKey, limit: number }): Promise<Array<{ hash: Hex, block_number: number, transaction_index: number }>> {
   const after = cursor === undefined ? '' : 'and (block_number, transaction_index) < (?, ?)'
   const bindings = cursor === undefined ? [] : [cursor.blockNumber, cursor.index]
   const side = (column: string) => `(select hash, block_number, transaction_index from transactions
     where ${column} = ? ${after} order by block_number desc, transaction_index desc limit ${limit + 1})`
-  const { rows } = await db.knex.raw(`select hash, block_number::int as block_number, transaction_index from (
+  const { rows } = await db.knex.raw(`select ${hexColumn('hash')} as hash, block_number::int as block_number, transaction_index from (
       ${side('"from"')} union ${side('"to"')} union ${side('created_contract')}
     ) t order by block_number desc, transaction_index desc limit ${limit + 1}`,
   [address, ...bindings, address, ...bindings, address, ...bindings])

@@ -9,7 +9,7 @@
 // up in the catalogue, per row.) What PostgreSQL cannot write are the address
 // objects (EIP-55 needs keccak): the row carries the addresses and their
 // contract flags, and the REST layer splices its cached objects in
-// (plugins/rest/present-transaction.ts), with the members that never vary,
+// (plugins/present/present-transaction.ts), with the members that never vary,
 // and writes the input with its decoding (method, decoded_input: decoding
 // needs ABIs, which PostgreSQL does not have).
 //

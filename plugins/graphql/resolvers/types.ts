@@ -1,6 +1,8 @@
 // Field resolvers: Blockscout's field names over the indexer's row shapes.
 // Edges to other rows are loaders (loaders.ts), not resolvers here.
-import type { GraphqlAddress, GraphqlBlock, GraphqlToken, GraphqlTransaction } from '../../../core/queries/graphql/records.ts'
+import type { GraphqlToken, GraphqlTransaction } from '../../../core/queries/graphql/records.ts'
+import type { BlockColumnsRow } from '../../../core/queries/sql/columns.ts'
+import type { AddressRow } from '../../../core/rows.ts'
 import type { InternalTransactionRow, LogRow, TokenTransferRow } from '../../../core/indexer/types.ts'
 import { toGlobalId } from './node.ts'
 
@@ -16,7 +18,7 @@ const CALL_TYPES = new Set(['call', 'callcode', 'delegatecall', 'staticcall'])
 const isCreate = (r: InternalTransactionRow): boolean => r.type === 'create' || r.type === 'create2'
 const toInt = (value: string): number => Number(value)
 
-export const Block = fields<GraphqlBlock>({
+export const Block = fields<BlockColumnsRow>({
   consensus: () => true,
   gasLimit: 'gas_limit',
   gasUsed: 'gas_used',
@@ -90,7 +92,7 @@ export const Token = fields<GraphqlToken>({
   contractAddressHash: 'address'
 })
 
-export const Address = fields<GraphqlAddress>({
+export const Address = fields<AddressRow>({
   fetchedCoinBalance: 'coin_balance',
   fetchedCoinBalanceBlockNumber: 'balance_block',
   gasUsed: (a) => toInt(a.gas_used),

@@ -1,5 +1,5 @@
 // Blockscout's Log: always four topics (missing ones null), `decoded` by the
-// emitter's verified ABI or the selector table (core/decode; plugins/rest/decodings.ts).
+// emitter's verified ABI or the selector table (core/decode; plugins/present/decodings.ts).
 import type { LogRecord } from '../../core/queries/transactions/logs.ts'
 import type { DecodedLog } from '../../core/decode/index.ts'
 import { addressObject, epochTimestamp } from './present.ts'

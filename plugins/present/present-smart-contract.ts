@@ -3,7 +3,7 @@
 // verified. Constructor arguments are decoded with the constructor's ABI.
 import { AbiCoder, ParamType } from 'ethers'
 import type { AbiItem, AbiParameter, ProxyInfo, VerifiedContract } from '../../core/verify/index.ts'
-import { checksumAddress, timestamp } from './present.ts'
+import { checksumAddress, msTimestamp } from './present.ts'
 import { addressObject, nullable } from './schemas.ts'
 
 const anyArray = { type: ['array', 'null'], items: {} } as const
@@ -117,7 +117,7 @@ export function presentVerified (contract: VerifiedContract, twin: boolean) {
     optimization_enabled: contract.optimization,
     optimization_runs: contract.optimizationRuns,
     evm_version: contract.evmVersion,
-    verified_at: timestamp(contract.verifiedAt),
+    verified_at: msTimestamp(contract.verifiedAtMs),
     abi: contract.abi,
     source_code: contract.sources[main!] ?? null,
     file_path: main!,

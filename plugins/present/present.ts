@@ -13,10 +13,10 @@ export const hashBytes = (hash: string): Buffer => Buffer.from(hash.slice(2), 'h
 /** "2025-09-15T13:52:12.000000Z": Blockscout prints microseconds. */
 // toISOString() always ends in ".sssZ" (years 0 to 9999): three zeros before
 // the Z make microseconds, without a regular expression per row.
-export const timestamp = (date: Date): string => date.toISOString().slice(0, -1) + '000Z'
+export const msTimestamp = (ms: number): string => new Date(ms).toISOString().slice(0, -1) + '000Z'
 
 /** The same, from epoch seconds (core/queries/sql/columns.ts's epochColumn). */
-export const epochTimestamp = (seconds: number): string => timestamp(new Date(seconds * 1000))
+export const epochTimestamp = (seconds: number): string => msTimestamp(seconds * 1000)
 
 /** An address as read through hexColumn (lowercase 0x-hex), as 40 hex digits: the caches' key. */
 const addressKey = (address: string): string => address.slice(2)
