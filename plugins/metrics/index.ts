@@ -5,7 +5,7 @@ import { createMetrics, type Metrics } from '../../core/metrics/index.ts'
 import type { BuildInfo } from '../../core/metrics/source-gauges.ts'
 import { createMetricsAccess } from '../../core/metrics/access.ts'
 import { MetricsForbiddenError } from '../../core/errors.ts'
-import { operationTypeOf } from './graphql-operation.ts'
+import { GRAPHQL_ROUTE, operationTypeOf } from './graphql-operation.ts'
 import { countWebsockets, type OpenWebsockets } from './websocket-connections.ts'
 import { cachedFor } from '../../core/metrics/cached.ts'
 import { pingDatabase } from '../../core/db/index.ts'
@@ -23,7 +23,6 @@ export type MetricsPluginOptions = Config['metrics'] & { adminToken: string | un
 export const METRICS_PATH = '/metrics'
 /** JSON-RPC routes time themselves per method (core/json-rpc/handler.ts). */
 const JSON_RPC_ROUTES = new Set(['/', '/rpc'])
-const GRAPHQL_ROUTE = /^\/api\/v[12]\/graphql$/
 /** /metrics reads the head three times (up, number and age): one eth_getBlockByNumber serves them. */
 const HEAD_CACHE_MS = 500
 /** However many scrapers: the database is pinged at most once a second. */

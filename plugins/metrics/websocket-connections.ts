@@ -5,11 +5,11 @@
 // nothing on its messages.
 import type { RouteOptions } from 'fastify'
 import type { WebSocket } from 'ws'
+import { GRAPHQL_ROUTE } from './graphql-operation.ts'
 
 /** Open sockets by interface; entries stay at 0 once their sockets close. */
 export type OpenWebsockets = Map<string, number>
 
-const GRAPHQL_ROUTE = /^\/api\/v[12]\/graphql$/
 const PHOENIX_ROUTE = '/socket/v2/websocket'
 /** plugins/rpc-websocket: /ws and the HTTP endpoint's own URLs. */
 const JSON_RPC_ROUTES = new Set(['/ws', '/', '/rpc', '/rpc/:key'])
