@@ -107,7 +107,7 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(geth, { node: resources.node })
   await app.register(indexer, config.indexer)
   // Before the routes it times (its onRoute hook sees only routes added after it).
-  await app.register(metrics, { ...config.metrics, adminToken: config.auth.adminToken })
+  await app.register(metrics, { ...config.metrics, adminToken: config.auth.adminToken, chainId: config.chainId })
   await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)

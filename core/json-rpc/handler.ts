@@ -16,6 +16,7 @@ import { createLogFilters, type LogFilterCriteria, type LogFilters } from './log
 import type { SharedLogFilters } from './shared-log-filters.ts'
 import type { DevAccounts } from './dev-accounts.ts'
 import { INVALID_METHOD } from '../metrics/index.ts'
+import { outcomeLabel, outcomeOf, outcomeOfBody } from './outcomes.ts'
 import type { AnswerCache, CachePlan, FreshAnswer } from './answer-cache.ts'
 import { freshFromBody, freshFromItem, keptAnswer } from './answer-text.ts'
 
@@ -41,6 +42,8 @@ export type JsonRpcReply = {
   body: string | undefined
   /** With labelMethods: each call's method, INVALID_METHOD for what names none we serve (at least one entry). */
   methods?: string[]
+  /** With labelMethods, beside `methods`: each call's outcome, `ok` or its error's code (outcomeLabel). */
+  outcomes?: string[]
 }
 
 /** A WebSocket connection's own methods (eth_subscribe, eth_unsubscribe): answers the call or throws a JsonRpcError. */
@@ -54,6 +57,8 @@ export type JsonRpcHandler = {
   handle (text: string, socket?: SocketCalls, premium?: boolean): Promise<JsonRpcReply>
 }
 
+/** What labelMethods collects from a request for the metrics. */
+type Seen = { items: unknown[], outcomes: string[] }
 /** A checked request: ready to answer. `id` undefined means a notification. */
 type Call = { id: JsonRpcId | undefined, method: string, params: unknown[] }
 /** Who asks: over a WebSocket (`socket`, its own methods), with a premium API key or not. */
@@ -94,43 +99,50 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
   async function handle (text: string, socket?: SocketCalls, premium = false): Promise<JsonRpcReply> {
     const caller: Caller = { socket, premium }
     if (o.labelMethods !== true) return await answer(text, caller)
-    const items: unknown[] = []
-    const result = await answer(text, caller, items)
-    result.methods = items.length === 0 ? [INVALID_METHOD] : items.map(methodLabel)
+    const seen = { items: [] as unknown[], outcomes: [] as string[] }
+    const result = await answer(text, caller, seen)
+    result.methods = seen.items.length === 0 ? [INVALID_METHOD] : seen.items.map(methodLabel)
+    result.outcomes = seen.outcomes
     return result
   }
 
-  /** `seen` gets the request's items, for the metrics: none when it was not JSON or the batch was refused whole. */
-  async function answer (text: string, caller: Caller, seen?: unknown[]): Promise<JsonRpcReply> {
+  /**
+   * `seen` gets the request's items and each one's outcome, for the metrics: no item when it was not JSON
+   * or the batch was refused whole (one outcome then, the refusal's).
+   */
+  async function answer (text: string, caller: Caller, seen?: Seen): Promise<JsonRpcReply> {
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
-      return reply(HTTP_OK, errorResponse(null, new JsonRpcError('PARSE_ERROR')))
+      return refuseWhole(new JsonRpcError('PARSE_ERROR'), seen)
     }
     if (!Array.isArray(body)) {
-      seen?.push(body)
-      return await handleSingle(body, caller)
+      seen?.items.push(body)
+      return await handleSingle(body, caller, seen?.outcomes)
     }
-    if (body.length === 0) return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST', 'empty batch')))
+    if (body.length === 0) return refuseWhole(new JsonRpcError('INVALID_REQUEST', 'empty batch'), seen)
     if (body.length > o.limits.maxBatch) {
-      return reply(HTTP_OK, errorResponse(null, new JsonRpcError('INVALID_REQUEST',
-        `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`)))
+      return refuseWhole(new JsonRpcError('INVALID_REQUEST', `batch of ${body.length} requests is larger than the limit of ${o.limits.maxBatch}`), seen)
     }
-    seen?.push(...body)
-    const answers = await handleBatch(body, caller)
+    seen?.items.push(...body)
+    const answers = await handleBatch(body, caller, seen?.outcomes)
     // What JSON.stringify(answers) gives, with kept answers written in as they are.
     return answers.length === 0
       ? { status: HTTP_NO_CONTENT, body: undefined }
       : { status: HTTP_OK, body: '[' + answers.map((a) => typeof a === 'string' ? a : JSON.stringify(a)).join(',') + ']' }
   }
 
-  async function handleSingle (item: unknown, caller: Caller): Promise<JsonRpcReply> {
+  async function handleSingle (item: unknown, caller: Caller, outcomes?: string[]): Promise<JsonRpcReply> {
     const checked = checkRequest(item, caller)
-    if ('error' in checked) return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
+    if ('error' in checked) {
+      outcomes?.push(outcomeLabel(checked.error.code))
+      return checked.id === undefined ? NO_ANSWER : reply(HTTP_OK, errorResponse(checked.id, checked.error))
+    }
     const call = checked
     const plan = call.id === undefined ? undefined : o.cache?.plan(call.method, call.params)
     let answer: Answer | undefined
+    let failure: JsonRpcError | undefined
     try {
       if (plan !== undefined) {
         answer = await answerKept(call, plan)
@@ -142,13 +154,17 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
         // The node's answer passes through untouched.
         const { status, body } = await o.rpc.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }))
         if (status !== HTTP_OK) throw new JsonRpcError('INTERNAL_ERROR', `the node answered HTTP ${status}`)
+        outcomes?.push(outcomeOfBody(call.id, body))
         return call.id === undefined ? NO_ANSWER : { status: HTTP_OK, body }
       } else {
         [answer] = await answerCalls([call], caller.socket)
       }
     } catch (err) {
-      answer = failed(call, toJsonRpcError(err, o.log))
+      failure = toJsonRpcError(err, o.log)
+      answer = failed(call, failure)
     }
+    // A notification has no answer: ok unless it failed here.
+    outcomes?.push(failure === undefined ? outcomeOf(answer) : outcomeLabel(failure.code))
     if (call.id === undefined || answer === undefined) return NO_ANSWER
     if (typeof answer === 'string') return { status: HTTP_OK, body: answer }
     // A single request the node could not serve is a 503, so load balancers and retries see it.
@@ -191,18 +207,14 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     return call.id === undefined ? undefined : freshAnswer(call, freshFromBody(response.body))
   }
 
-  async function handleBatch (items: unknown[], caller: Caller): Promise<Answer[]> {
-    const slots: Array<JsonRpcResponse | Call | undefined> = items.map((item) => {
-      const checked = checkRequest(item, caller)
-      if (!('error' in checked)) return checked
-      return checked.id === undefined ? undefined : errorResponse(checked.id, checked.error)
-    })
-    const calls = slots.filter((s): s is Call => s !== undefined && 'method' in s)
+  async function handleBatch (items: unknown[], caller: Caller, outcomes?: string[]): Promise<Answer[]> {
+    const checked = items.map((item) => checkRequest(item, caller))
+    const calls = checked.filter((c): c is Call => !('error' in c))
     const answers = await answerCalls(calls, caller.socket)
     let next = 0
-    return slots
-      .map((slot) => slot !== undefined && 'method' in slot ? answers[next++] : slot)
-      .filter((a): a is Answer => a !== undefined)
+    const all = checked.map((c) => 'error' in c ? (c.id === undefined ? undefined : errorResponse(c.id, c.error)) : answers[next++])
+    outcomes?.push(...checked.map((c, i) => 'error' in c ? outcomeLabel(c.error.code) : outcomeOf(all[i])))
+    return all.filter((a): a is Answer => a !== undefined)
   }
 
   /**
@@ -377,6 +389,12 @@ function done (call: Call, result: unknown): JsonRpcResponse | undefined {
 
 function failed (call: Call, error: JsonRpcError): JsonRpcResponse | undefined {
   return call.id === undefined ? undefined : errorResponse(call.id, error)
+}
+
+/** A request answered with one error, before any item was read (not JSON, an empty or oversized batch). */
+function refuseWhole (error: JsonRpcError, seen: Seen | undefined): JsonRpcReply {
+  seen?.outcomes.push(outcomeLabel(error.code))
+  return reply(HTTP_OK, errorResponse(null, error))
 }
 
 function reply (status: number, body: unknown): JsonRpcReply {

@@ -38,7 +38,7 @@ export type RpcSocketSessionOptions = {
   maxSubscriptions: number
   maxQueuedBytes: number
   /** With metrics: each call's method and the seconds its message took. */
-  observe?: ((methods: string[], seconds: number) => void) | undefined
+  observe?: ((methods: string[], outcomes: string[], seconds: number) => void) | undefined
 }
 
 export type RpcSocketSession = {
@@ -143,10 +143,10 @@ export function createRpcSocketSession (o: RpcSocketSessionOptions): RpcSocketSe
       const created: Subscription[] = []
       const calls: SocketCalls = async (method, params) =>
         method === 'eth_subscribe' ? await subscribe(params, created) : unsubscribe(params[0] as string)
-      const { body, methods } = await o.handler.handle(text, calls, o.premium === true)
+      const { body, methods, outcomes } = await o.handler.handle(text, calls, o.premium === true)
       if (body !== undefined) send(body)
       for (const subscription of created) activate(subscription)
-      if (methods !== undefined) o.observe?.(methods, (performance.now() - startedAt) / 1000)
+      if (methods !== undefined) o.observe?.(methods, outcomes!, (performance.now() - startedAt) / 1000)
     },
     end,
     subscriptions: () => subscriptions.size,

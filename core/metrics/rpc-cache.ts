@@ -17,7 +17,8 @@ export type RpcCacheCounts = {
   bytes: number
 }
 
-export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCacheCounts): void {
+/** `stats` answers undefined when no answers are kept (RPC_CACHE_ENABLED=false, no node WebSocket): no samples then. */
+export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCacheCounts | undefined): void {
   // eslint-disable-next-line no-new -- registering is the point: the registry holds it
   new Counter({
     name: 'gateway_jsonrpc_cache_lookups_total',
@@ -27,6 +28,7 @@ export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCac
     collect () {
       const s = stats()
       this.reset()
+      if (s === undefined) return
       this.labels('hit').inc(s.hits)
       this.labels('miss').inc(s.misses)
       this.labels('joined').inc(s.joined)
@@ -40,7 +42,8 @@ export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCac
     registers: [registry],
     collect () {
       this.reset()
-      this.inc(stats().reorgs)
+      const s = stats()
+      if (s !== undefined) this.inc(s.reorgs)
     }
   })
   // eslint-disable-next-line no-new -- as above
@@ -51,6 +54,7 @@ export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCac
     registers: [registry],
     collect () {
       const s = stats()
+      if (s === undefined) return
       this.labels('head').set(s.headBytes)
       this.labels('block').set(s.bytes)
     }
@@ -63,6 +67,7 @@ export function registerRpcCacheMetrics (registry: Registry, stats: () => RpcCac
     registers: [registry],
     collect () {
       const s = stats()
+      if (s === undefined) return
       this.labels('head').set(s.headEntries)
       this.labels('block').set(s.entries)
     }

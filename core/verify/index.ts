@@ -77,6 +77,8 @@ export type VerifierOptions = {
   /** For the connection that hears verifications (listen()). */
   databaseUrl: string
   limits: VerificationLimits
+  /** Told each verification's result, for the metrics: full, partial, already-verified, or the failure's error code (`error` when uncoded). */
+  observe?: (result: string) => void
 }
 
 /** The form field Blockscout names in a failure's errors, by our error code; the sources otherwise. */
@@ -91,7 +93,7 @@ const ERROR_FIELDS: Record<string, string> = {
 const JOB_TTL_MS = 60 * 60 * 1000
 const MAX_JOBS = 10_000
 
-export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions, databaseUrl, limits }: VerifierOptions): Verifier {
+export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptions, databaseUrl, limits, observe }: VerifierOptions): Verifier {
   const compiler = createCompiler(compilerOptions)
   const jobs = new Map<string, { job: VerificationJob, at: number }>()
   const running = new Set<Promise<unknown>>()
@@ -145,9 +147,11 @@ export function createVerifier ({ db, queries, rpc, log, compiler: compilerOptio
         result = await verifyContract({ db, queries, rpc, compiler }, request)
       } catch (error) {
         const { code, message } = error as { code?: string, message: string }
+        observe?.(code?.startsWith('GW_ERR_') === true ? code : 'error')
         await tell({ address: request.address.toLowerCase(), status: 'error', errors: { [ERROR_FIELDS[code ?? ''] ?? 'contract_source_code']: [message] } })
         throw error
       }
+      observe?.(result.status === 'already-verified' ? result.status : result.contract.matchType)
       await tell({ address: result.contract.address, status: 'success' })
       log.info({ address: result.contract.address, name: result.contract.name, match: result.contract.matchType, status: result.status, method: request.method }, 'contract verification')
       return result

@@ -5,6 +5,7 @@ import type { Config } from '../../core/config.ts'
 import { createFaucet, type Faucet } from '../../core/faucet/index.ts'
 import { clientBucket } from '../../core/net/client-bucket.ts'
 import { FaucetCooldownError, FaucetDisabledError } from '../../core/errors.ts'
+import { cachedFor } from '../../core/metrics/cached.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,6 +17,8 @@ declare module 'fastify' {
 export type FaucetPluginOptions = Config['faucet'] & { chainId: number }
 
 const FAUCET_PATH = '/api/v2/faucet'
+/** /metrics asks the node for the balance at most this often, however many scrapers. */
+const BALANCE_CACHE_MS = 5000
 const wei = { type: 'string', pattern: '^\\d+$', description: 'wei, as a decimal string' } as const
 const errorBody = { type: 'object', properties: { statusCode: { type: 'integer' }, code: { type: 'string' }, error: { type: 'string' }, message: { type: 'string' } } } as const
 
@@ -58,6 +61,10 @@ async function faucetPlugin (app: App, options: FaucetPluginOptions): Promise<vo
     : undefined
   if (options.enabled && wallet === undefined) app.log.warn('FAUCET_ENABLED but the node is external (GETH_RPC_URL): there is no faucet key; the faucet is off')
   app.decorate('faucet', faucet)
+  if (faucet !== undefined) {
+    const balance = async (): Promise<{ address: string, wei: bigint } | undefined> => await faucet.info().then((info) => ({ address: info.address, wei: info.balanceWei }), () => undefined)
+    app.metrics.setSources({ faucetBalance: cachedFor(BALANCE_CACHE_MS, balance) })
+  }
   const reason = options.enabled ? 'the node is external (GETH_RPC_URL), so this instance holds no faucet key' : 'FAUCET_ENABLED is false'
   const need = (): Faucet => {
     if (faucet === undefined) throw new FaucetDisabledError(reason)

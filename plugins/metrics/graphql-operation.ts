@@ -5,6 +5,9 @@ import type { FastifyRequest } from 'fastify'
 import type { DocumentNode, OperationDefinitionNode } from 'graphql'
 import type { GraphqlOperationType } from '../../core/metrics/index.ts'
 
+/** GraphQL's routes (plugins/graphql): its HTTP requests are timed by operation type, its WebSockets counted as graphql. */
+export const GRAPHQL_ROUTE = /^\/api\/v[12]\/graphql$/
+
 const operations = new WeakMap<FastifyRequest, GraphqlOperationType>()
 
 /** Called from mercurius' preExecution hook: the document is parsed and valid. */

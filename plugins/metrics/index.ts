@@ -2,9 +2,14 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onResponseHookHandler } from 'fastify'
 import type { Config } from '../../core/config.ts'
 import { createMetrics, type Metrics } from '../../core/metrics/index.ts'
+import type { BuildInfo } from '../../core/metrics/source-gauges.ts'
 import { createMetricsAccess } from '../../core/metrics/access.ts'
 import { MetricsForbiddenError } from '../../core/errors.ts'
-import { operationTypeOf } from './graphql-operation.ts'
+import { GRAPHQL_ROUTE, operationTypeOf } from './graphql-operation.ts'
+import { countWebsockets, type OpenWebsockets } from './websocket-connections.ts'
+import { cachedFor } from '../../core/metrics/cached.ts'
+import { pingDatabase } from '../../core/db/index.ts'
+import { PACKAGE_VERSION } from '../../core/version.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,14 +18,18 @@ declare module 'fastify' {
   }
 }
 
-export type MetricsPluginOptions = Config['metrics'] & { adminToken: string | undefined }
+export type MetricsPluginOptions = Config['metrics'] & { adminToken: string | undefined, chainId: number }
 
 export const METRICS_PATH = '/metrics'
 /** JSON-RPC routes time themselves per method (core/json-rpc/handler.ts). */
 const JSON_RPC_ROUTES = new Set(['/', '/rpc'])
-const GRAPHQL_ROUTE = /^\/api\/v[12]\/graphql$/
-/** /metrics reads the head twice (number and age): one eth_getBlockByNumber serves both. */
+/** /metrics reads the head three times (up, number and age): one eth_getBlockByNumber serves them. */
 const HEAD_CACHE_MS = 500
+/** However many scrapers: the database is pinged at most once a second. */
+const DATABASE_PING_CACHE_MS = 1000
+/** Geth's version changes only with its binary, and the supervisor restarts it then. */
+const GETH_VERSION_CACHE_MS = 60_000
+const PROBE_TIMEOUT_MS = 2000
 
 /**
  * Prometheus metrics at GET /metrics. Registered before the routes it times:
@@ -31,12 +40,16 @@ const HEAD_CACHE_MS = 500
 async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const metrics = createMetrics({ enabled: options.enabled })
   app.decorate('metrics', metrics)
-  const readHead = cachedHead(app)
+  const websockets: OpenWebsockets = new Map()
   metrics.setSources({
-    gethHead: readHead,
+    gethHead: cachedFor(HEAD_CACHE_MS, async () => await readHead(app)),
     gethRestarts: () => app.geth.supervisor?.restarts ?? 0,
+    databaseUp: cachedFor(DATABASE_PING_CACHE_MS, async () => await pingDatabase(app.db.knex, PROBE_TIMEOUT_MS)),
     indexer: () => app.indexer.status(),
-    databasePools: () => databasePools(app)
+    databasePools: () => databasePools(app),
+    websocketConnections: () => websockets.entries(),
+    httpConnections: async () => await new Promise((resolve) => app.server.getConnections((err, count) => resolve(err === null ? count : 0))),
+    buildInfo: buildInfo(app, options.chainId)
   })
   // Counted where they were stored: every instance hears every block.
   const stopCounting = app.indexer.events.subscribe((event) => {
@@ -44,7 +57,10 @@ async function metrics (app: FastifyInstance, options: MetricsPluginOptions): Pr
   })
   app.addHook('onClose', async () => stopCounting())
   if (!options.enabled) return
-  app.addHook('onRoute', (route) => timeRoute(route, metrics))
+  app.addHook('onRoute', (route) => {
+    timeRoute(route, metrics)
+    countWebsockets(route, websockets)
+  })
   const access = createMetricsAccess({ allow: options.allow, adminToken: options.adminToken })
   app.get(METRICS_PATH, {
     schema: { hide: true },
@@ -66,16 +82,17 @@ function timeRoute (route: RouteOptions, metrics: Metrics): void {
   route.onResponse = route.onResponse === undefined ? [hook] : [...[route.onResponse].flat(), hook]
 }
 
-function cachedHead (app: FastifyInstance): () => Promise<{ number: number, timestamp: number } | undefined> {
-  let cached: { at: number, head: Promise<{ number: number, timestamp: number } | undefined> } | undefined
-  return async () => {
-    if (cached === undefined || Date.now() - cached.at > HEAD_CACHE_MS) {
-      const head = app.geth.rpc.call<{ number: string, timestamp: string }>('eth_getBlockByNumber', ['latest', false], AbortSignal.timeout(2000))
-        .then((b) => ({ number: Number(b.number), timestamp: Number(b.timestamp) }), () => undefined)
-      cached = { at: Date.now(), head }
-    }
-    return await cached.head
-  }
+/** The local node's head (never an upstream's): undefined when it does not answer. */
+async function readHead (app: FastifyInstance): Promise<{ number: number, timestamp: number } | undefined> {
+  return await app.geth.rpc.call<{ number: string, timestamp: string }>('eth_getBlockByNumber', ['latest', false], AbortSignal.timeout(PROBE_TIMEOUT_MS))
+    .then((b) => ({ number: Number(b.number), timestamp: Number(b.timestamp) }), () => undefined)
+}
+
+/** Geth's version from web3_clientVersion (Geth/v1.13.15-stable-c5ba367e/linux-amd64/go1.21.6 gives v1.13.15-stable-c5ba367e); `unknown` while it does not answer. */
+function buildInfo (app: FastifyInstance, chainId: number): () => Promise<BuildInfo> {
+  const gethVersion = cachedFor(GETH_VERSION_CACHE_MS, async () =>
+    await app.geth.rpc.call<string>('web3_clientVersion', [], AbortSignal.timeout(PROBE_TIMEOUT_MS)).then((v) => v.split('/')[1] ?? v, () => undefined))
+  return async () => ({ version: PACKAGE_VERSION, chainId, gethVersion: await gethVersion() ?? 'unknown', nodeVersion: process.version })
 }
 
 type TarnPool = { numUsed (): number, numFree (): number, numPendingAcquires (): number, max: number }

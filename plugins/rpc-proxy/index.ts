@@ -54,10 +54,11 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
   app.decorate('jsonRpcHub', hub)
   const cache = createCache(app, options, hub, log)
   app.decorate('jsonRpcCache', cache)
-  if (cache !== undefined && metrics !== undefined) registerRpcCacheMetrics(metrics.registry, () => cache.stats())
+  // Registered with or without a cache or upstreams (no samples then): the metric names do not depend on the settings.
+  if (metrics !== undefined) registerRpcCacheMetrics(metrics.registry, () => cache?.stats())
   const { rpc, upstreams } = createFailover(app, options, cache, log)
   app.decorate('jsonRpcUpstreams', upstreams)
-  if (upstreams !== undefined && metrics !== undefined) registerRpcUpstreamMetrics(metrics.registry, () => upstreams.report())
+  if (metrics !== undefined) registerRpcUpstreamMetrics(metrics.registry, () => upstreams?.report() ?? [])
   const handler = createJsonRpcHandler({ rpc, chainId: options.chainId, limits: options, devAccounts, sharedFilters, log, labelMethods: metrics !== undefined, cache })
   app.decorate('jsonRpcHandler', handler)
   // An encapsulated scope, so its body parser and error handler stay on these routes.
@@ -83,11 +84,11 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
 }
 
 async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply, metrics: Metrics | undefined): Promise<FastifyReply> {
-  const { status, body, methods } = await handler.handle(typeof request.body === 'string' ? request.body : '', undefined, isPremiumKey(request.apiKey))
+  const { status, body, methods, outcomes } = await handler.handle(typeof request.body === 'string' ? request.body : '', undefined, isPremiumKey(request.apiKey))
   if (methods !== undefined) {
     // Fastify's own clock from the request's start: no second one on the hot path.
     const seconds = reply.elapsedTime / 1000
-    for (const method of methods) metrics!.observeJsonRpc(method, seconds)
+    for (const [i, method] of methods.entries()) metrics!.observeJsonRpc(method, outcomes![i]!, seconds)
   }
   reply.code(status)
   return body === undefined ? await reply.send() : await reply.type(JSON_CONTENT_TYPE).send(body)

@@ -20,6 +20,7 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
     log: app.log.child({ name: 'verify' }),
     databaseUrl: app.db.url,
     limits: { maxBodyBytes: options.maxBodyBytes, maxSourcesBytes: options.maxSourcesBytes },
+    observe: (result) => app.metrics.verifications.inc({ result }),
     compiler: {
       cacheDir: options.solcCacheDir,
       timeoutMs: options.compileTimeoutMs,
@@ -32,4 +33,4 @@ async function verify (app: FastifyInstance, options: Config['verify']): Promise
   await verifier.listen()
 }
 
-export default fp(verify, { name: 'verify', fastify: '5.x', dependencies: ['db', 'geth'] })
+export default fp(verify, { name: 'verify', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })

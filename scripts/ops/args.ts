@@ -76,7 +76,7 @@ const TAKES: Record<OpsCommandName, Array<keyof Values>> = {
   backup: [],
   restore: [],
   // keys checks which of these each of its actions takes (keys-args.ts).
-  keys: ['label', 'tier', 'limit', 'grace'],
+  keys: ['label', 'tier', 'limit', 'grace', 'json'],
   'explorer-env': ['api-url', 'app-url'],
   stats: [],
   tag: [],

@@ -4,11 +4,11 @@ import { API_KEY_TIERS, type ApiKeyTier } from '../../core/api-keys/store.ts'
 
 export type KeysCommand =
   | { name: 'keys', action: 'create', label: string, tier: ApiKeyTier, limitPerMin: number | undefined }
-  | { name: 'keys', action: 'list' }
+  | { name: 'keys', action: 'list', json: boolean }
   | { name: 'keys', action: 'revoke', ref: string }
   | { name: 'keys', action: 'rotate', ref: string, graceSeconds: number }
 
-type KeysValues = { label?: string, tier?: string, limit?: string, grace?: string, from?: string, to?: string }
+type KeysValues = { label?: string, tier?: string, limit?: string, grace?: string, from?: string, to?: string, json?: boolean }
 
 const MAX_GRACE_SECONDS = 30 * 24 * 3600
 
@@ -38,9 +38,9 @@ export function parseKeysArgs (rest: string[], values: KeysValues): KeysCommand 
       return { name: 'keys', action, label: values.label, tier: tier as ApiKeyTier, limitPerMin }
     }
     case 'list':
-      refuseOptions(action, values, [])
+      refuseOptions(action, values, ['json'])
       if (ref !== undefined) throw new OpsUsageError('keys list takes no argument')
-      return { name: 'keys', action }
+      return { name: 'keys', action, json: values.json === true }
     case 'revoke':
     case 'rotate':
       refuseOptions(action, values, action === 'rotate' ? ['grace'] : [])

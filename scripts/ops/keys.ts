@@ -30,9 +30,13 @@ export async function runKeys (db: Knex, command: KeysCommand, out: (line: strin
       out('Shown once: only its hash is stored.')
       break
     }
-    case 'list':
-      for (const line of table(await listApiKeys(db))) out(line)
+    case 'list': {
+      const keys = await listApiKeys(db)
+      // For scripts: the listing's own fields (what the table shows, and today's rejections), never the key.
+      if (command.json) out(JSON.stringify(keys, null, 2))
+      else for (const line of table(keys)) out(line)
       break
+    }
     case 'revoke':
       for (const k of await revokeApiKeys(db, command.ref)) out(`revoked key ${k.id} (${k.label})`)
       break

@@ -47,11 +47,11 @@ export const COMMAND_USAGE = {
       rebuilt by geth init and geth import, the rows copied back into this
       version's schema and counted. Then start the gateway.`,
   keys: `keys create --label L [--tier premium|public] [--limit N]
-       keys list | keys revoke <id|label> | keys rotate <id|label> [--grace S]
+       keys list [--json] | keys revoke <id|label> | keys rotate <id|label> [--grace S]
       Create an API key (tier premium unless told; --limit: its own requests
       a minute), printed once: only its SHA-256 is stored. list: every key's
       id, label, tier, limit, created, last used, requests today, revoked,
-      never the key. revoke: the key with this id, or every live key with
+      never the key (--json: a JSON array, for scripts). revoke: the key with this id, or every live key with
       this label (every instance refuses it within a second). rotate: a new
       key with the old one's label, tier and limit; the old one keeps working
       for S seconds (default 0). Needs the database only.`,

@@ -17,6 +17,7 @@ import { createTestDatabase } from '../support/database.ts'
 import { startTcpProxy, throughProxy } from '../support/tcp-proxy.ts'
 import { createApiKey } from '../../core/api-keys/store.ts'
 import { generateApiKey } from '../../core/api-keys/key-format.ts'
+import { parsePrometheusText, sampleValue } from '../support/prometheus.ts'
 
 const logs: Array<{ level: number, msg: string, reqId?: string, code?: string, channel?: string }> = []
 const capture = new Writable({
@@ -94,6 +95,10 @@ t.test('with the database away, each API answers in its own shape; JSON-RPC keep
     t.same({ status: stats.statusCode, body: stats.json() }, { status: 503, body: { code: 14, message: 'The database is unavailable' } }, `Stats API ${path.split('?')[0]}: gRPC's UNAVAILABLE, 503`)
   }
 
+  const away = parsePrometheusText((await app.inject('/metrics')).body)
+  t.equal(sampleValue(away, 'gateway_database_up'), 0, '/metrics: the database is down')
+  t.equal(sampleValue(away, 'gateway_geth_up'), 1, 'and Geth up')
+
   const failures = logs.slice(before).filter((l) => l.level >= 50 && /request failed/.test(l.msg))
   t.same(failures.map((l) => l.msg), [], 'no request logged as failed (error)')
   // Logged one way (plugins/send-error.ts): a coded 5xx at warn, with its code, channel and the request id.
@@ -107,4 +112,7 @@ t.test('with the database away, each API answers in its own shape; JSON-RPC keep
   while ((await app.inject('/api/v2/blocks')).statusCode !== 200 && Date.now() < deadline) await sleep(200)
   t.equal((await app.inject('/api/v2/blocks')).statusCode, 200, 'back: REST answers again')
   t.equal((await rpc(5, { 'x-api-key': key })).statusCode, 200, 'and the key still works')
+  // The database is asked at most once a second.
+  await sleep(1100)
+  t.equal(sampleValue(parsePrometheusText((await app.inject('/metrics')).body), 'gateway_database_up'), 1, '/metrics: the database is up again')
 })

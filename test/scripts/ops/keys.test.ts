@@ -12,11 +12,12 @@ import { createTestDatabase } from '../../support/database.ts'
 t.test('parseOpsArgs() reads the keys commands', async (t) => {
   t.same(parseOpsArgs(['keys', 'create', '--label', 'L']), { name: 'keys', action: 'create', label: 'L', tier: 'premium', limitPerMin: undefined })
   t.same(parseOpsArgs(['keys', 'create', '--label', 'L', '--tier', 'public', '--limit', '50']), { name: 'keys', action: 'create', label: 'L', tier: 'public', limitPerMin: 50 })
-  t.same(parseOpsArgs(['keys', 'list']), { name: 'keys', action: 'list' })
+  t.same(parseOpsArgs(['keys', 'list']), { name: 'keys', action: 'list', json: false })
+  t.same(parseOpsArgs(['keys', 'list', '--json']), { name: 'keys', action: 'list', json: true })
   t.same(parseOpsArgs(['keys', 'revoke', '7']), { name: 'keys', action: 'revoke', ref: '7' })
   t.same(parseOpsArgs(['keys', 'rotate', 'alice', '--grace', '3600']), { name: 'keys', action: 'rotate', ref: 'alice', graceSeconds: 3600 })
   for (const bad of [['keys'], ['keys', 'create'], ['keys', 'create', '--label', 'L', '--tier', 'gold'], ['keys', 'create', '--label', 'L', '--limit', '0'],
-    ['keys', 'create', '--label', 'L', '--limit', '-3'], ['keys', 'revoke'], ['keys', 'list', '--grace', '1'], ['keys', 'rotate', 'a', '--grace', 'soon'], ['keys', 'drop', 'x']]) {
+    ['keys', 'create', '--label', 'L', '--limit', '-3'], ['keys', 'revoke'], ['keys', 'list', '--grace', '1'], ['keys', 'create', '--label', 'L', '--json'], ['keys', 'rotate', 'a', '--grace', 'soon'], ['keys', 'drop', 'x']]) {
     t.throws(() => parseOpsArgs(bad), { code: 'GW_ERR_OPS_USAGE' }, bad.join(' '))
   }
 })
@@ -36,6 +37,13 @@ t.test('npm run ops -- keys: create prints the key once, list never shows it, ro
   const listed = await ops('keys', 'list')
   t.match(listed, /^1\s+alice\s+premium\s+50\s/m)
   t.notOk(listed.includes(key!), 'the list never shows the key')
+  const json = await ops('keys', 'list', '--json')
+  t.notOk(json.includes(key!), 'nor does --json')
+  const parsed = JSON.parse(json)
+  t.same(parsed.map((k: Record<string, unknown>) => Object.keys(k).sort()),
+    [['created_at', 'id', 'label', 'last_used_at', 'limit_per_min', 'rejections_today', 'requests_today', 'revoked_at', 'tier']])
+  t.match(parsed[0], { id: '1', label: 'alice', tier: 'premium', limit_per_min: 50, last_used_at: null, revoked_at: null, requests_today: 0 })
+  t.match(parsed[0].created_at, /^\d{4}-\d\d-\d\dT\S+Z$/)
   const rotated = await ops('keys', 'rotate', 'alice', '--grace', '60')
   t.match(rotated, 'key 2 replaces key 1 (alice)')
   t.notOk(rotated.includes(key!))
