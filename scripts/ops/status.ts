@@ -143,7 +143,7 @@ function indexerRole (indexer: NonNullable<StatusReport['indexer']>): string {
 
 /** This instance's signer and whether it may seal: a joined instance's key seals only once the signers vote it in. */
 function signerRole (r: StatusReport): string {
-  if (r.signer === null || r.signer === undefined) return 'no key in DATA_DIR/keystore'
+  if (r.signer === null || r.signer === undefined) return 'none in DATA_DIR/keystore'
   if (r.authorized_signer === true) return `${r.signer} (authorized, one of the chain's ${r.signers} signer${r.signers === 1 ? '' : 's'})`
   if (r.authorized_signer === false) return `${r.signer} (not authorized: the chain's signers vote it in with npm run ops -- signers propose ${r.signer})`
   return `${r.signer} (authorized unknown: Geth did not answer)`
