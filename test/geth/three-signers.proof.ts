@@ -188,13 +188,17 @@ async function loseMachine ({ gateway }: Instance): Promise<void> {
 
 const indexedTo = async (db: Knex): Promise<number> => Number((await db('blocks').max('number as n').first())?.n ?? -1)
 
-/** verify-index's check over the whole index, and one row per block 0..head: nothing lost, nothing twice. */
+/**
+ * verify-index's check over the whole index (each block's transactions and
+ * logs as the node has them), and as many block rows as blocks 0..head (the
+ * number is the key): nothing lost, nothing twice.
+ */
 async function checkIndex (t: Test, name: string, source: { rpc: RpcClient, db: Knex }): Promise<void> {
   const indexed = await waitForIndexedOn(source, INDEX_WAIT_MS)
   const report = await verifyIndex({ db: source.db, rpc: source.rpc, from: 0, to: indexed })
   t.same(report.mismatches, [], `${name}: verify-index: blocks 0..${indexed} agree with its node`)
-  const rows = await source.db('blocks').where('number', '<=', indexed).select(source.db.raw('count(*)::integer as n, count(distinct number)::integer as distinct_n'))
-  t.same(rows[0], { n: indexed + 1, distinct_n: indexed + 1 }, `${name}: ${indexed + 1} blocks indexed, one row each`)
+  const rows = await source.db('blocks').where('number', '<=', indexed).count({ n: '*' }).first()
+  t.equal(Number(rows!.n), indexed + 1, `${name}: ${indexed + 1} blocks indexed, one row each`)
 }
 
 t.test('a whole instance killed -9: the other two seal and serve; restarted on its data directory it rejoins and its index resumes', async (t) => {
