@@ -35,6 +35,16 @@ export async function loadOrCreateNodeKeys (dataDir: string): Promise<NodeKeys> 
   return { signer, keystoreDir, passwordFile, faucet }
 }
 
+/** The signer's address in DATA_DIR's keystore, making none: undefined before a first start made it. */
+export async function readSigner (dataDir: string): Promise<string | undefined> {
+  try {
+    return await readSignerAddress(nodeKeyPaths(dataDir).keystoreDir)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+}
+
 async function readSignerAddress (keystoreDir: string): Promise<string | undefined> {
   const files = (await readdir(keystoreDir)).filter((name) => name.startsWith('UTC--')).sort()
   if (files.length === 0) return undefined

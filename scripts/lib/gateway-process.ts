@@ -42,16 +42,19 @@ export type GatewayProcessOptions = {
   nodeArgs?: string[]
   /** The sources through tsx (the default), or dist/ as `npm start` serves it (compiled beforehand). */
   entry?: 'source' | 'compiled'
+  /** A process group of its own, led by the gateway: a test kills the group (and the Geth it leaves) as a machine's loss would. */
+  processGroup?: boolean
 }
 
 /** Starts the gateway with the test's environment plus `env`, and resolves once it serves. */
-export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source' }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source', processGroup = false }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const args = entry === 'source' ? ['--import', 'tsx', ...nodeArgs, 'scripts/start.ts'] : [...nodeArgs, 'dist/scripts/start.js']
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     // info: the "serving" line carries the URL.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: processGroup
   })
   const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }) as Exit)
   const dataDir = env.DATA_DIR!

@@ -1,10 +1,11 @@
 // `npm run ops -- backup <dir>`: a consistent backup of a running or stopped
 // instance. The database first (one snapshot, core/backup/database.ts), then
 // the chain up to the node's head at that moment (core/backup/chain.ts), so the
-// chain always reaches the index; then the keys, genesis and config.json, and
-// a manifest saying what was taken. Everything is private to the user who
-// backs up (files 0600, directories 0700): the tables hold the API keys' hashes
-// and their usage, and files/ the signer's and the faucet's keys.
+// chain always reaches the index; then the keys, genesis, config.json and the
+// peers (join.json, the node key), and a manifest saying what was taken.
+// Everything is private to the user who backs up (files 0600, directories
+// 0700): the tables hold the API keys' hashes and their usage, and files/ the
+// signer's, the faucet's and the node's keys.
 import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Config } from '../../core/config.ts'
@@ -12,10 +13,17 @@ import { pathExists } from '../../core/fs/path-exists.ts'
 import { backupDatabase } from '../../core/backup/database.ts'
 import { exportChain } from '../../core/backup/chain.ts'
 import { PACKAGE_VERSION } from '../../core/version.ts'
+import { JOIN_FILE } from '../../geth/join.ts'
+import { nodeKeyFile } from '../../geth/p2p.ts'
 import type { OpsCommandContext } from './command.ts'
 
-/** What DATA_DIR holds besides Geth's and PostgreSQL's data: the instance's identity and settings. */
-export const INSTANCE_FILES = ['keystore', 'signer.password', 'faucet.key', 'genesis.json', 'config.json']
+/**
+ * What DATA_DIR holds besides Geth's and PostgreSQL's data: the instance's
+ * identity and settings. join.json keeps a joined instance's peers and the
+ * genesis hash it checks; the node key keeps its enode URL, which the other
+ * nodes of the network dial (DATA_DIR/geth is Geth's --datadir).
+ */
+export const INSTANCE_FILES = ['keystore', 'signer.password', 'faucet.key', 'genesis.json', 'config.json', JOIN_FILE, nodeKeyFile('geth')]
 export const MANIFEST_FILE = 'manifest.json'
 
 export type BackupManifest = {
@@ -42,9 +50,7 @@ export async function runBackup ({ ops, out, signal }: OpsCommandContext, config
   const chain = await exportChain(ops.rpc, join(dir, 'chain.rlp'), signal, BACKUP_FILE_MODE)
   const signers = await ops.rpc.call<string[]>('clique_getSigners', ['latest']).catch(() => [])
   await mkdir(join(dir, 'files'), { mode: BACKUP_DIR_MODE })
-  for (const name of INSTANCE_FILES) {
-    if (await pathExists(join(config.dataDir, name))) await cp(join(config.dataDir, name), join(dir, 'files', name), { recursive: true, preserveTimestamps: true })
-  }
+  await copyInstanceFiles(config.dataDir, join(dir, 'files'))
   // cp keeps the modes DATA_DIR had (genesis.json, config.json and keystore/ are not private there).
   await restrictModes(join(dir, 'files'))
   const manifest: BackupManifest = {
@@ -58,9 +64,19 @@ export async function runBackup ({ ops, out, signal }: OpsCommandContext, config
   await writeFile(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: BACKUP_FILE_MODE })
   out(`chain: blocks 0..${chain.head} (head ${chain.hash}) read from the node into chain.rlp (geth export's format)`)
   out(`database: ${Object.keys(database.tables).length} tables, ${Object.values(database.tables).reduce((a, b) => a + b, 0)} rows copied in one snapshot (index head ${manifest.index_head ?? 'none'})`)
-  out(`keys, genesis and settings: ${INSTANCE_FILES.join(', ')}`)
+  out(`keys, genesis, settings and peers: ${INSTANCE_FILES.join(', ')}`)
   out(`backup written to ${dir}`)
   return 0
+}
+
+/** Those of INSTANCE_FILES that `from` holds, into `to` at the same paths: backup's way and restore's. */
+export async function copyInstanceFiles (from: string, to: string): Promise<void> {
+  for (const name of INSTANCE_FILES) {
+    if (!await pathExists(join(from, name))) continue
+    // The node key's directories; backup's modes are set afterwards (restrictModes).
+    await mkdir(dirname(join(to, name)), { recursive: true })
+    await cp(join(from, name), join(to, name), { recursive: true, preserveTimestamps: true })
+  }
 }
 
 async function restrictModes (dir: string): Promise<void> {

@@ -1,9 +1,10 @@
 // `npm run ops -- restore <dir>`: a backup into an empty DATA_DIR. The keys,
-// genesis and settings are copied; `geth init` with the backup's genesis and
-// `geth import` of its blocks rebuild the chain (every block re-executed); the
-// database (DATABASE_URL, or embedded in DATA_DIR) is migrated by this version
-// and the backup's rows copied in. Nothing runs afterwards: start the gateway.
-import { chmod, cp, readFile } from 'node:fs/promises'
+// genesis, settings and peers (join.json, the node key) are copied; `geth
+// init` with the backup's genesis and `geth import` of its blocks rebuild the
+// chain (every block re-executed); the database (DATABASE_URL, or embedded in
+// DATA_DIR) is migrated by this version and the backup's rows copied in.
+// Nothing runs afterwards: start the gateway.
+import { chmod, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import type { Config } from '../../core/config.ts'
@@ -14,14 +15,12 @@ import { openDatabase } from '../../core/db/index.ts'
 import { countRows, restoreDatabase } from '../../core/backup/database.ts'
 import { findGeth } from '../../geth/install.ts'
 import { PREIMAGE_ARGS } from '../../geth/args.ts'
-import { INSTANCE_FILES, MANIFEST_FILE, type BackupManifest } from './backup.ts'
+import { MANIFEST_FILE, copyInstanceFiles, type BackupManifest } from './backup.ts'
 
 export async function runRestore (config: Config, log: Logger, out: (line: string) => void, dir: string): Promise<number> {
   const manifest = JSON.parse(await readFile(join(dir, MANIFEST_FILE), 'utf8')) as BackupManifest
   await checkDataDirIsEmpty(config)
-  for (const name of INSTANCE_FILES) {
-    if (await pathExists(join(dir, 'files', name))) await cp(join(dir, 'files', name), join(config.dataDir, name), { recursive: true, preserveTimestamps: true })
-  }
+  await copyInstanceFiles(join(dir, 'files'), config.dataDir)
   await chmod(join(config.dataDir, 'keystore'), 0o700).catch(() => {})
   const gethDir = join(config.dataDir, 'geth')
   const bin = await findGeth({ bin: config.geth.bin, cacheDir: config.geth.cacheDir, log, env: config.childEnv })

@@ -10,6 +10,7 @@ import type { Config } from '../../core/config.ts'
 import { readEndpoints, type Endpoints } from '../../core/endpoints.ts'
 import { createRpcClient } from '../../core/rpc/client.ts'
 import { PACKAGE_VERSION } from '../../core/version.ts'
+import { readSigner } from '../../geth/keys.ts'
 import { fetchHealth, probeGraphql } from './gateway-probe.ts'
 
 export const EXIT_NOT_RUNNING = 3
@@ -22,7 +23,12 @@ export type StatusReport = {
   pid?: number
   chain_id?: number | null
   head?: { number: number, hash: string, age_s: number } | null
+  /** This instance's signer key (DATA_DIR's keystore), authorized or not. */
   signer?: string | null
+  /** Running only: whether the chain's current signers include it (a joined instance's is, once voted in). */
+  authorized_signer?: boolean | null
+  /** Running only: how many signers the chain has. */
+  signers?: number | null
   sealing?: boolean | null
   geth_version?: string | null
   geth_restarts?: number | null
@@ -57,7 +63,7 @@ async function runningReport (config: Config, gateway: Endpoints): Promise<Statu
   const rpc = createRpcClient({ url: gateway.geth_rpc_url, timeoutMs: RPC_TIMEOUT_MS })
   const db = knex({ client: 'pg', connection: gateway.database_url, pool: { min: 0, max: 1 } })
   try {
-    const [answers, health, serving, size] = await Promise.all([
+    const [answers, health, serving, size, signer] = await Promise.all([
       rpc.batchAnswers([
         { method: 'eth_chainId', params: [] },
         { method: 'eth_getBlockByNumber', params: ['latest', false] },
@@ -67,10 +73,13 @@ async function runningReport (config: Config, gateway: Endpoints): Promise<Statu
       ]).catch(() => []),
       gateway.gateway_url === undefined ? undefined : fetchHealth(gateway.gateway_url),
       gateway.gateway_url === undefined ? undefined : probeGraphql(gateway.gateway_url),
-      db.raw('select pg_database_size(current_database()) as bytes').then((r) => Number(r.rows[0].bytes), () => null)
+      db.raw('select pg_database_size(current_database()) as bytes').then((r) => Number(r.rows[0].bytes), () => null),
+      readSigner(config.dataDir)
     ])
     const result = <T>(i: number): T | null => (answers[i]?.result as T | undefined) ?? null
     const block = result<{ number: string, hash: string, timestamp: string }>(1)
+    // Geth names the signers in lower case, the keystore checksummed.
+    const signers = result<string[]>(3)?.map((address) => address.toLowerCase()) ?? null
     return {
       running: true,
       data_dir: config.dataDir,
@@ -78,7 +87,9 @@ async function runningReport (config: Config, gateway: Endpoints): Promise<Statu
       pid: gateway.pid,
       chain_id: result<string>(0) === null ? null : Number(result<string>(0)),
       head: block === null ? null : { number: Number(block.number), hash: block.hash, age_s: Math.max(0, Math.round(Date.now() / 1000 - Number(block.timestamp))) },
-      signer: result<string[]>(3)?.[0] ?? null,
+      signer: signer ?? null,
+      authorized_signer: signer === undefined || signers === null ? null : signers.includes(signer.toLowerCase()),
+      signers: signers?.length ?? null,
       sealing: result<boolean>(2),
       geth_version: result<string>(4),
       geth_restarts: health?.geth.restarts ?? null,
@@ -98,17 +109,14 @@ async function runningReport (config: Config, gateway: Endpoints): Promise<Statu
 
 async function stoppedReport (config: Config): Promise<StatusReport> {
   const initialised = await stat(join(config.dataDir, 'geth', 'geth', 'chaindata')).then(() => true, () => false)
-  const genesis = await readFile(join(config.dataDir, 'genesis.json'), 'utf8').then((text) => JSON.parse(text) as { config?: { chainId?: number }, extraData?: string }, () => undefined)
-  // Clique's extraData: 32 vanity bytes, then the signers (20 bytes each), then a 65-byte seal.
-  const extra = genesis?.extraData?.slice(2) ?? ''
-  const signer = extra.length >= (32 + 20 + 65) * 2 ? `0x${extra.slice(64, 64 + 40)}` : null
+  const genesis = await readFile(join(config.dataDir, 'genesis.json'), 'utf8').then((text) => JSON.parse(text) as { config?: { chainId?: number } }, () => undefined)
   return {
     running: false,
     data_dir: config.dataDir,
     version: PACKAGE_VERSION,
     initialised,
     chain_id: genesis?.config?.chainId ?? null,
-    signer,
+    signer: await readSigner(config.dataDir) ?? null,
     graphql: { configured: config.graphql.enabled },
     metrics: config.metrics.enabled,
     faucet: config.faucet.enabled,
@@ -133,6 +141,14 @@ function indexerRole (indexer: NonNullable<StatusReport['indexer']>): string {
   return indexer.enabled === false ? `${indexer.role} (indexer disabled)` : indexer.role
 }
 
+/** This instance's signer and whether it may seal: a joined instance's key seals only once the signers vote it in. */
+function signerRole (r: StatusReport): string {
+  if (r.signer === null || r.signer === undefined) return 'none in DATA_DIR/keystore'
+  if (r.authorized_signer === true) return `${r.signer} (authorized, one of the chain's ${r.signers} signer${r.signers === 1 ? '' : 's'})`
+  if (r.authorized_signer === false) return `${r.signer} (not authorized: the chain's signers vote it in with npm run ops -- signers propose ${r.signer})`
+  return `${r.signer} (authorized unknown: Geth did not answer)`
+}
+
 function formatStatus (r: StatusReport): string[] {
   const onOff = (on: boolean | null | undefined): string => on === true ? 'on' : on === false ? 'off' : 'unknown'
   const limits = r.rate_limits.enabled
@@ -155,7 +171,7 @@ function formatStatus (r: StatusReport): string[] {
     `gateway running on ${r.data_dir} (pid ${r.pid})`,
     `  chain ID: ${r.chain_id ?? 'unknown'}`,
     `  head:     ${r.head === null || r.head === undefined ? 'unknown (Geth did not answer)' : `${r.head.number} ${r.head.hash}, ${r.head.age_s} s old`}`,
-    `  signer:   ${r.signer ?? 'unknown'}; sealing: ${r.sealing === true ? 'yes' : r.sealing === false ? 'no' : 'unknown'}; Geth restarts: ${r.geth_restarts ?? 'unknown'}`,
+    `  signer:   ${signerRole(r)}; sealing: ${r.sealing === true ? 'yes' : r.sealing === false ? 'no' : 'unknown'}; Geth restarts: ${r.geth_restarts ?? 'unknown'}`,
     `  indexer:  ${r.indexer === null || r.indexer === undefined ? 'unknown' : `${indexerRole(r.indexer)}, head ${r.indexer.head ?? 'none'}, ${r.indexer.lag_blocks ?? '?'} blocks behind`}`,
     `  database: ${r.database_bytes === null || r.database_bytes === undefined ? 'unknown' : `${(r.database_bytes / 1024 / 1024).toFixed(1)} MB`}`,
     `  graphql:  ${graphql}`,

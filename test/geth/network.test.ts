@@ -15,6 +15,8 @@ import { createRpcClient } from '../../core/rpc/client.ts'
 import { createGethNode } from '../../geth/node.ts'
 import { findGeth } from '../../geth/install.ts'
 import { runSigners } from '../../scripts/ops/signers.ts'
+import { runStatus, type StatusReport } from '../../scripts/ops/status.ts'
+import { writeEndpoints } from '../../core/endpoints.ts'
 import { createTestChainFiles } from '../support/chain.ts'
 import { hashAt, head, until } from '../support/node-wait.ts'
 
@@ -67,6 +69,19 @@ t.test('JOIN_URL: a second instance takes the genesis and peers, syncs the same 
   const selfLower = self.toLowerCase()
   t.notOk((await firstRpc.call<string[]>('clique_getSigners')).includes(selfLower), 'the joined key is no signer')
   t.equal(await secondRpc.call('eth_mining'), false, 'and does not try to seal')
+  // ops status on the second, found through endpoints.json as `npm start` writes it.
+  await writeEndpoints(second.config.dataDir, { pid: process.pid, geth_rpc_url: secondRpc.url, database_url: second.config.databaseUrl!, gateway_url: second.url })
+  const secondStatus = async (): Promise<{ report: StatusReport, text: string }> => {
+    const config = loadConfig({ ...process.env, DATA_DIR: second.config.dataDir })
+    const json: string[] = []
+    const text: string[] = []
+    await runStatus(config, true, (line) => json.push(line))
+    await runStatus(config, false, (line) => text.push(line))
+    return { report: JSON.parse(json.join('\n')) as StatusReport, text: text.join('\n') }
+  }
+  const before = await secondStatus()
+  t.match(before.report, { signer: self, authorized_signer: false, signers: 1 }, 'status: its own key, not authorized')
+  t.match(before.text, `signer:   ${self} (not authorized: the chain's signers vote it in with npm run ops -- signers propose ${self}); sealing: no`)
 
   // ops signers on the first (its Geth's private RPC, as endpoints.json names it).
   const opsConfig = loadConfig({ ...process.env, DATA_DIR: first.config.dataDir, GETH_RPC_URL: firstRpc.url })
@@ -82,6 +97,9 @@ t.test('JOIN_URL: a second instance takes the genesis and peers, syncs the same 
     return signer.toLowerCase() === self.toLowerCase() ? n : undefined
   })
   t.ok(sealedBySecond > target)
+  const after = await secondStatus()
+  t.match(after.report, { signer: self, authorized_signer: true, signers: 2 }, 'status: its own key, authorized')
+  t.match(after.text, `signer:   ${self} (authorized, one of the chain's 2 signers); sealing: yes`)
 
   lines.length = 0
   t.equal(await runSigners(opsConfig, { name: 'signers', action: 'list' }, out), 0)

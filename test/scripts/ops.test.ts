@@ -14,6 +14,7 @@ import { runOps, startGatewayProcess, waitFor, type OpsResult } from '../support
 import { loadConfig } from '../../core/config.ts'
 import { withServiceEnvironment } from '../../scripts/ops/service-env.ts'
 import { runStatus } from '../../scripts/ops/status.ts'
+import { readSigner } from '../../geth/keys.ts'
 
 const chain = await createTestChainFiles(t)
 const { wallets, allocFile } = await writeFundedAlloc(t, 4)
@@ -70,7 +71,13 @@ t.test('status reports the running gateway: chain, head, signer, indexer, databa
   t.equal(report.chain_id, 793788)
   t.ok(report.head.number >= head && report.head.number <= Number(block.number))
   t.match(report.head.hash, /^0x[0-9a-f]{64}$/)
-  t.equal(report.signer.toLowerCase(), (await rpc.call<string[]>('clique_getSigners', ['latest']))[0]!.toLowerCase())
+  // This instance's own key, from its keystore, and whether the chain's signers include it.
+  const self = (await readSigner(chain.dataDir))!
+  t.equal(report.signer, self)
+  t.same((await rpc.call<string[]>('clique_getSigners', ['latest'])), [self.toLowerCase()])
+  t.equal(report.authorized_signer, true)
+  t.equal(report.signers, 1)
+  t.match(text.stdout, `signer:   ${self} (authorized, one of the chain's 1 signer); sealing: yes`)
   t.equal(report.sealing, true)
   t.equal(report.indexer.role, 'writer')
   t.ok(report.indexer.head >= head)
@@ -221,7 +228,7 @@ t.test('status with no gateway running says so, shows what DATA_DIR holds and ex
   const result = await ops('status')
   t.equal(result.exitCode, 3, result.stderr)
   t.match(result.stdout, `no gateway is running on ${chain.dataDir}`)
-  t.match(result.stdout, /chain: +initialised \(chain ID 793788, signer 0x[0-9a-f]{40}\)/)
+  t.match(result.stdout, `chain:    initialised (chain ID 793788, signer ${(await readSigner(chain.dataDir))!})`)
   const report = JSON.parse((await ops('status', '--json')).stdout)
   t.equal(report.running, false)
   t.equal(report.initialised, true)

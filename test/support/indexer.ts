@@ -6,10 +6,13 @@ import type { RpcClient } from '../../core/rpc/client.ts'
 /** How long the node must seal nothing for a chain to count as settled. */
 const STABLE_MS = 250
 
+/** An index and the node it follows: a test app's, or another instance's database and Geth. */
+export type IndexedSource = { rpc: RpcClient, db: Knex, describe?: () => string }
+
 /** The node's head as the index holds it, or undefined while the index is behind. */
-async function indexedHead (app: FastifyInstance): Promise<{ number: number, hash: string } | undefined> {
-  const head = await app.geth.rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
-  const stored = await app.db.knex('blocks').orderBy('number', 'desc').first('number', 'hash')
+async function indexedHead ({ rpc, db }: IndexedSource): Promise<{ number: number, hash: string } | undefined> {
+  const head = await rpc.call<{ number: string, hash: string }>('eth_getBlockByNumber', ['latest', false])
+  const stored = await db('blocks').orderBy('number', 'desc').first('number', 'hash')
   const same = stored !== undefined && Number(stored.number) === Number(head.number) && '0x' + (stored.hash as Buffer).toString('hex') === head.hash
   return same ? { number: Number(head.number), hash: head.hash } : undefined
 }
@@ -21,17 +24,22 @@ async function indexedHead (app: FastifyInstance): Promise<{ number: number, has
  * put the node a block ahead of what a test compares.
  */
 export async function waitForIndexed (app: FastifyInstance, timeoutMs = 60_000): Promise<number> {
+  return await waitForIndexedOn({ rpc: app.geth.rpc, db: app.db.knex, describe: () => `status ${JSON.stringify(app.indexer.status())}` }, timeoutMs)
+}
+
+/** waitForIndexed on any index and its node. */
+export async function waitForIndexedOn (source: IndexedSource, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const first = await indexedHead(app)
+    const first = await indexedHead(source)
     if (first !== undefined) {
       await sleep(STABLE_MS)
-      const second = await indexedHead(app)
+      const second = await indexedHead(source)
       if (second?.hash === first.hash) return first.number
     }
     await sleep(50)
   }
-  throw new Error(`the indexer did not reach the node's head within ${timeoutMs} ms (status ${JSON.stringify(app.indexer.status())})`)
+  throw new Error(`the indexer did not reach the node's head within ${timeoutMs} ms${source.describe === undefined ? '' : ` (${source.describe()})`}`)
 }
 
 export const hex = (b: Buffer | null): string | null => b === null ? null : '0x' + b.toString('hex')

@@ -80,6 +80,8 @@ t.test('/health and ops status show a reader with indexing disabled', async (t) 
   t.match(body.indexer, { role: 'reader', enabled: false }, '/health')
   const status = await runOps(['status'], { DATA_DIR: dataDir })
   t.match(status.stdout, /indexer: +reader \(indexer disabled\), head \d+/, 'ops status')
+  // On another node's GETH_RPC_URL it has no signer key of its own.
+  t.match(status.stdout, /signer: +none in DATA_DIR\/keystore; sealing: yes/, 'ops status: no signer key')
   const json = JSON.parse((await runOps(['status', '--json'], { DATA_DIR: dataDir })).stdout)
   t.match(json.indexer, { role: 'reader', enabled: false }, 'ops status --json')
 })

@@ -1,6 +1,7 @@
 // `npm run ops -- backup` of a running gateway while transactions flow, then
 // `restore` into a new DATA_DIR: the same head hash, signer and row counts,
-// and the restored instance starts, seals on and verifies clean.
+// the same join.json and node key (its peers and its enode URL), and the
+// restored instance starts, dials those peers, seals on and verifies clean.
 import t from 'tap'
 import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,6 +11,9 @@ import { createRpcClient } from '../../../core/rpc/client.ts'
 import { readEndpoints } from '../../../core/endpoints.ts'
 import { startEmbeddedPostgres } from '../../../core/db/embedded-postgres.ts'
 import { countRows } from '../../../core/backup/database.ts'
+import { CHAIN_ID } from '../../../core/config.ts'
+import { JOIN_FILE, saveJoinInfo } from '../../../geth/join.ts'
+import { enodeUrl, loadOrCreateNodeId, nodeKeyFile } from '../../../geth/p2p.ts'
 import { createTestChainFiles } from '../../support/chain.ts'
 import { sealBlocks, sendRound, sign, writeFundedAlloc } from '../../support/blocks.ts'
 import { runOps, startGatewayProcess, waitFor } from '../../support/gateway-process.ts'
@@ -35,6 +39,13 @@ await waitFor('the index to reach the head', async () => (await original.health(
 const [summarised] = (await rpc.call<{ transactions: string[] }>('eth_getBlockByNumber', ['0x' + head.toString(16), false])).transactions
 const summary = await fetch(`${endpoints.gateway_url}/api/v2/transactions/${summarised}/summary`)
 const summaryAnswer = { status: summary.status, text: await summary.text() }
+
+// What a joined instance keeps in DATA_DIR/join.json: the peers it dials (here its own enode, on a port nobody
+// listens on) and the genesis hash it checks at each start.
+const genesisHash = (await rpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash
+const peer = enodeUrl(await loadOrCreateNodeId(join(chain.dataDir, 'geth')), '127.0.0.1', 1)
+await saveJoinInfo(chain.dataDir, { url: 'http://127.0.0.1:1', genesisText: '', genesisHash, chainId: CHAIN_ID, enodes: [peer] })
+const [joinText, nodeKey] = await Promise.all([JOIN_FILE, nodeKeyFile('geth')].map(async (name) => await readFile(join(chain.dataDir, name), 'utf8')))
 
 const backupDir = join(await temporary('tg-backup-'), 'backup')
 let manifest: BackupManifest
@@ -71,6 +82,7 @@ t.test('backup: every file is 0600 and every directory 0700 (the tables hold API
   await walk(backupDir, '.')
   t.ok(Object.keys(modes).some((name) => name.startsWith('./database/') && name.endsWith('.copy')), 'the tables are there')
   t.ok(modes['./files/keystore']?.isDirectory && modes['./files/genesis.json'] && modes['./chain.rlp'] && modes['./manifest.json'])
+  t.ok(modes['./files/join.json'] && modes['./files/geth/geth/nodekey'], 'join.json and the node key are there')
   for (const [name, { mode, isDirectory }] of Object.entries(modes)) {
     t.equal(mode.toString(8), isDirectory ? '700' : '600', name)
   }
@@ -93,7 +105,11 @@ t.test('restore into a new DATA_DIR brings back the head, the signer and the row
     await postgres.stop()
   }
 
+  t.equal(await readFile(join(dataDir, JOIN_FILE), 'utf8'), joinText, 'join.json is back')
+  t.equal(await readFile(join(dataDir, nodeKeyFile('geth')), 'utf8'), nodeKey, 'the node key is back: the same enode URL')
+
   const restored = await startGatewayProcess(t, restoredEnv)
+  t.match(await readFile(join(dataDir, 'geth.toml'), 'utf8'), peer, 'the restored node dials join.json\'s peers')
   const restoredRpc = createRpcClient({ url: (await readEndpoints(dataDir))!.geth_rpc_url, timeoutMs: 10_000 })
   t.teardown(() => restoredRpc.close())
   const block = await restoredRpc.call<{ hash: string }>('eth_getBlockByNumber', ['0x' + manifest.chain.head.toString(16), false])
