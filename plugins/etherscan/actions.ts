@@ -5,6 +5,7 @@ import type { EtherscanAction } from './action.ts'
 import { ACCOUNT_ACTIONS } from './account.ts'
 import { BLOCK_ACTIONS } from './block.ts'
 import { LOGS_ACTIONS } from './logs.ts'
+import { PROXY_ACTIONS } from './proxy.ts'
 import { STATS_ACTIONS } from './stats.ts'
 import { TRANSACTION_ACTIONS } from './transaction.ts'
 import { contract } from './contract.ts'
@@ -17,5 +18,6 @@ export const ETHERSCAN_MODULES: Record<string, Record<string, EtherscanAction>> 
   logs: LOGS_ACTIONS,
   transaction: TRANSACTION_ACTIONS,
   stats: STATS_ACTIONS,
-  contract
+  contract,
+  proxy: PROXY_ACTIONS
 }

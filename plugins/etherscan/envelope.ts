@@ -25,3 +25,27 @@ export const envelopeSchema = (result: object) => ({
     result
   }
 })
+
+/**
+ * The proxy module's answer: the JSON-RPC endpoint's text as it wrote it
+ * (a kept answer is text already, with the id written in) and its status.
+ */
+export type JsonRpcText = { jsonRpc: true, status: number, body: string }
+
+export const jsonRpcText = (status: number, body: string): JsonRpcText => ({ jsonRpc: true, status, body })
+
+/** The proxy module's answer, for the API reference: JSON-RPC 2.0's result or error object. */
+export const JSON_RPC_ANSWER_SCHEMA = {
+  type: 'object',
+  required: ['jsonrpc', 'id'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { type: 'integer' },
+    result: { description: 'What the node answered (module=proxy only)' },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} }
+    }
+  }
+}
