@@ -131,6 +131,10 @@ t.test('module=proxy errors: JSON-RPC error objects from the gateway\'s own chec
   t.match((await get(`action=eth_getStorageAt&address=${address}&position=0x${'1'.repeat(65)}`)).json, invalid(/param 1 \(slot\)/))
   t.match((await get('action=eth_call&to=0x12')).json, invalid(/param 0 \(transaction\): to/))
   t.match((await get('action=eth_sendRawTransaction&hex=0x1234')).json, { jsonrpc: '2.0', id: 1, error: { code: -32000 } }, 'what the node answers')
+  // ethers without a key writes apikey=null into its POST bodies: an unknown key, as docs/etherscan-api.md warns.
+  const keyless = await app.inject({ method: 'POST', url: '/api', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'module=proxy&action=eth_blockNumber&apikey=null' })
+  t.equal(keyless.statusCode, 401)
+  t.equal((await app.inject({ method: 'POST', url: '/api', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'module=proxy&action=eth_blockNumber' })).json().jsonrpc, '2.0', 'without apikey: served')
   const unknown = await get('action=eth_sign')
   t.equal(unknown.status, 200)
   t.same(unknown.json, { status: '0', message: 'NOTOK', result: 'Error! Missing Or invalid Action name' }, 'an action the module does not have')
