@@ -6,22 +6,14 @@ import t from 'tap'
 import { Contract, Wallet } from 'ethers'
 import { buildActivityChain } from '../../support/activity-chain.ts'
 import { readNodeChain } from '../../support/etherscan-node.ts'
+import { apiGetter, notOk, ok } from '../../support/etherscan-api.ts'
 import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, PACE_BLOCKS, nextBaseFee } from '../../../core/stats/chain.ts'
 import { blocksUntilBaseFee, toGwei } from '../../../plugins/etherscan/gastracker.ts'
 
-const chain = await buildActivityChain(t)
-const { app, head, contracts, provider } = chain
+const { app, head, contracts, provider, wallets } = await buildActivityChain(t)
 const rpc = app.geth.rpc
 const node = await readNodeChain(rpc, head)
-const [alice, bob] = chain.wallets.map((w) => w.address.toLowerCase()) as [string, string]
-const hexBlock = (n: number) => '0x' + n.toString(16)
-const get = async (query: string) => {
-  const response = await app.inject({ method: 'GET', url: `/api?${query}` })
-  t.equal(response.statusCode, 200, query)
-  return response.json()
-}
-const ok = (result: unknown) => ({ status: '1', message: 'OK', result })
-const notOk = (reason: string) => ({ status: '0', message: 'NOTOK', result: reason })
+const get = apiGetter(t, app)
 const ERC20 = ['function totalSupply() view returns (uint256)', 'function name() view returns (string)', 'function symbol() view returns (string)',
   'function decimals() view returns (uint8)']
 
@@ -52,9 +44,10 @@ t.test('tokeninfo and tokensupply: the token\'s own name, symbol, decimals and s
 })
 
 t.test('balancehistory: the balance as of every block, as the node has it', async (t) => {
+  const [alice, bob] = wallets.map((w) => w.address.toLowerCase()) as [string, string]
   for (const address of [alice, bob]) {
     for (let n = 0; n <= head; n++) {
-      const balance = BigInt(await rpc.call<string>('eth_getBalance', [address, hexBlock(n)])).toString()
+      const balance = BigInt(await rpc.call<string>('eth_getBalance', [address, '0x' + n.toString(16)])).toString()
       const answer = await app.inject({ method: 'GET', url: `/api?module=account&action=balancehistory&address=${address}&blockno=${n}` })
       if (answer.json().result !== balance) t.fail(`${address} at ${n}: ${answer.body}, the node ${balance}`)
     }
