@@ -10,7 +10,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyReply } from 'fastify'
 import type { App } from '../app.ts'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
-import { JSON_RPC_ANSWER_SCHEMA, envelopeSchema, notOk, type Envelope, type JsonRpcText } from './envelope.ts'
+import { JSON_RPC_ANSWER_PROPERTIES, envelopeSchema, notOk, type Envelope, type JsonRpcText } from './envelope.ts'
 import { NotOkError } from './params.ts'
 import { sendError } from '../send-error.ts'
 
@@ -78,6 +78,11 @@ function paramValidatorOf (action: EtherscanAction): ValidateFunction {
   return validate
 }
 
+/** The envelope's schema with the proxy module's JSON-RPC fields beside (envelope.ts says why not a branch of its own). */
+function withJsonRpcAnswer (envelope: ReturnType<typeof envelopeSchema>) {
+  return { ...envelope, properties: { ...envelope.properties, ...JSON_RPC_ANSWER_PROPERTIES } }
+}
+
 /** A POST body's parameters as the query's: text (JSON numbers and booleans as written), a repeated field's first value. */
 /**
  * The query string as validated: its schema is built from the actions table
@@ -129,13 +134,8 @@ async function etherscan (app: App): Promise<void> {
     }
 
     const response = {
-      200: {
-        anyOf: [
-          // An error's reason, nothing found's null or [], or an action's result: the serializer takes the first branch a result fits.
-          envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] }),
-          JSON_RPC_ANSWER_SCHEMA
-        ]
-      },
+      // An error's reason, nothing found's null or [], or an action's result: the serializer takes the first branch a result fits.
+      200: withJsonRpcAnswer(envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] })),
       400: envelopeSchema({ type: 'string' })
     }
     scope.get(ETHERSCAN_PATH, {
