@@ -5,7 +5,6 @@
 import t from 'tap'
 import { build } from '../../helper.ts'
 import { storeVerifiedContract } from '../../../core/verify/store.ts'
-import { etherscanLicenseName, readSpdxIdentifier } from '../../../core/verify/licenses.ts'
 import { numberedAddress, verifiedRow } from '../../support/verified-rows.ts'
 
 const { app } = await build(t)
@@ -39,13 +38,4 @@ t.test('getsourcecode: EVMVersion Default when the settings named none, else the
   t.equal((await sourceCode(200)).EVMVersion, 'Default')
   t.equal((await sourceCode(201)).EVMVersion, 'Default')
   t.equal((await sourceCode(202)).EVMVersion, 'paris')
-})
-
-t.test('readSpdxIdentifier() reads the first SPDX line, an expression whole', async (t) => {
-  t.equal(readSpdxIdentifier('// SPDX-License-Identifier: GPL-2.0-or-later\n// SPDX-License-Identifier: MIT'), 'GPL-2.0-or-later')
-  t.equal(readSpdxIdentifier('/* SPDX-License-Identifier: MIT */'), 'MIT')
-  t.equal(readSpdxIdentifier('// SPDX-License-Identifier: GPL-2.0-only WITH Classpath-exception-2.0\npragma'), 'GPL-2.0-only WITH Classpath-exception-2.0')
-  t.equal(readSpdxIdentifier('contract C {}'), undefined)
-  t.equal(etherscanLicenseName(null, '// SPDX-License-Identifier: mit'), 'MIT', 'SPDX ids match regardless of case')
-  t.equal(etherscanLicenseName(null, undefined), 'None')
 })

@@ -8,7 +8,7 @@ import { buildActivityChain } from '../../support/activity-chain.ts'
 import { readNodeChain } from '../../support/etherscan-node.ts'
 import { apiGetter, notOk, ok } from '../../support/etherscan-api.ts'
 import { GAS_ORACLE_BLOCKS, GAS_ORACLE_PERCENTILES, PACE_BLOCKS, nextBaseFee } from '../../../core/stats/chain.ts'
-import { blocksUntilBaseFee, toGwei } from '../../../plugins/etherscan/gastracker.ts'
+import { toGwei } from '../../../plugins/etherscan/gastracker.ts'
 
 const { app, head, contracts, provider, wallets } = await buildActivityChain(t)
 const rpc = app.geth.rpc
@@ -88,15 +88,4 @@ t.test('gasestimate: one block at the pace of the newest for a price over the ne
   t.same(await get(`module=gastracker&action=gasestimate&gasprice=${lower}`), ok(String(Math.round(3 * blockTimeS))), 'two empty blocks to fall to it')
   t.same(await get('module=gastracker&action=gasestimate&gasprice=0'), notOk('Error! The gas price is below what the base fee can fall to'))
   t.same(await get('module=gastracker&action=gasestimate&gasprice=1gwei'), notOk('Invalid gasprice'))
-})
-
-t.test('toGwei writes wei as Etherscan\'s gwei; blocksUntilBaseFee counts the empty blocks a base fee takes to fall', async (t) => {
-  t.equal(toGwei(30n * 10n ** 9n), '30')
-  t.equal(toGwei(1_500_000_000n), '1.5')
-  t.equal(toGwei(7n), '0.000000007')
-  t.equal(toGwei(0n), '0')
-  t.equal(blocksUntilBaseFee(1000n, 1000n), 1)
-  t.equal(blocksUntilBaseFee(1000n, 875n), 2)
-  t.equal(blocksUntilBaseFee(1000n, 874n), 3)
-  t.equal(blocksUntilBaseFee(1000n, 0n), undefined, 'a base fee stops falling below 8 wei')
 })
