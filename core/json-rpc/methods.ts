@@ -65,6 +65,8 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   eth_getBlockTransactionCountByHash: read([param('hash', p.hash)]),
   eth_getTransactionByBlockNumberAndIndex: read([param('block', p.blockTag), param('index', p.quantity)]),
   eth_getTransactionByBlockHashAndIndex: read([param('hash', p.hash), param('index', p.quantity)]),
+  // Clique seals no uncles: Geth answers null. Etherscan's proxy module documents it.
+  eth_getUncleByBlockNumberAndIndex: read([param('block', p.blockTag), param('index', p.quantity)]),
   eth_newFilter: { params: [param('filter', p.filter)] },
   eth_newBlockFilter: none,
   eth_getFilterChanges: { params: [param('filterId', p.filterId)] },

@@ -23,7 +23,9 @@ import * as blockTransactions from './blocks/block-transactions.ts'
 import * as blocks from './blocks/blocks.ts'
 import * as coinBalances from './addresses/coin-balances.ts'
 import * as etherscanAccount from './etherscan/account.ts'
+import * as etherscanBalanceHistory from './etherscan/balance-history.ts'
 import * as etherscanBlock from './etherscan/block.ts'
+import * as etherscanGas from './etherscan/gas.ts'
 import * as etherscanLogs from './etherscan/logs.ts'
 import * as etherscanTokenTransfers from './etherscan/token-transfers.ts'
 import * as etherscanTransaction from './etherscan/transaction.ts'
@@ -153,6 +155,8 @@ export function createQueries ({ knex, prepared }: QueriesOptions) {
       listAccountInternalTransactions: bind(db, etherscanAccount.listAccountInternalTransactions),
       listAccountTransactions: bind(db, etherscanAccount.listAccountTransactions),
       readCoinBalances: bind(db, etherscanAccount.readCoinBalances),
+      readCoinBalanceAt: bind(db, etherscanBalanceHistory.readCoinBalanceAt),
+      readGasUse: bind(db, etherscanGas.readGasUse),
       findBlockNumberByTime: bind(db, etherscanBlock.findBlockNumberByTime),
       readBlockReward: bind(db, etherscanBlock.readBlockReward),
       listEtherscanLogs: bind(db, etherscanLogs.listEtherscanLogs),

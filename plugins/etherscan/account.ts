@@ -149,6 +149,19 @@ const tokenbalance: EtherscanAction = {
   }
 }
 
+const balancehistory: EtherscanAction = {
+  summary: 'An address\'s coin balance in wei as of a block',
+  params: { ...ADDRESS_PARAM, blockno: { type: 'string', description: 'The block number' } },
+  required: ['address', 'blockno'],
+  result: { type: 'string', description: 'Wei' },
+  async run (params, { queries }) {
+    const address = readAddress(params.address)
+    const block = readBlockNumber(params.blockno, 'blockno', -1)
+    if (block < 0) throw new NotOkError('Invalid blockno')
+    return ok(await queries.etherscan.readCoinBalanceAt({ address, block }))
+  }
+}
+
 export const ACCOUNT_ACTIONS: Record<string, EtherscanAction> = {
-  balance, balancemulti, txlist, txlistinternal, tokentx, tokennfttx, token1155tx, tokenbalance
+  balance, balancemulti, balancehistory, txlist, txlistinternal, tokentx, tokennfttx, token1155tx, tokenbalance
 }

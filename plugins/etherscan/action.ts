@@ -2,15 +2,17 @@
 // schema: validated per action and merged into /api's documented
 // querystring), the shape of its result and its handler.
 import type { Knex } from 'knex'
-import type { Envelope } from './envelope.ts'
+import type { Envelope, JsonRpcText } from './envelope.ts'
 import type { Queries } from '../../core/queries/index.ts'
 import type { Decoder } from '../../core/decode/index.ts'
+import type { JsonRpcHandler } from '../../core/json-rpc/handler.ts'
 
 /**
  * The read model, the database itself for verification's own tables
- * (core/verify/store.ts), and the decoder the REST API decodes inputs with.
+ * (core/verify/store.ts), the decoder the REST API decodes inputs with, and
+ * the JSON-RPC endpoint's handler the proxy module calls through.
  */
-export type ActionContext = { db: Knex, queries: Queries, decoder: Decoder }
+export type ActionContext = { db: Knex, queries: Queries, decoder: Decoder, jsonRpc: JsonRpcHandler }
 
 export type EtherscanAction = {
   summary: string
@@ -25,7 +27,9 @@ export type EtherscanAction = {
    * (strictObject), or it would take (and strip) another action's result.
    */
   result: object
-  run: (params: Record<string, string>, context: ActionContext) => Promise<Envelope>
+  /** The proxy module's actions answer JSON-RPC's object, not the envelope: their `result` is not the envelope's. */
+  answersAsJsonRpc?: boolean
+  run: (params: Record<string, string>, context: ActionContext) => Promise<Envelope | JsonRpcText>
 }
 
 /**

@@ -4,8 +4,11 @@
 import type { EtherscanAction } from './action.ts'
 import { ACCOUNT_ACTIONS } from './account.ts'
 import { BLOCK_ACTIONS } from './block.ts'
+import { GASTRACKER_ACTIONS } from './gastracker.ts'
 import { LOGS_ACTIONS } from './logs.ts'
+import { PROXY_ACTIONS } from './proxy.ts'
 import { STATS_ACTIONS } from './stats.ts'
+import { TOKEN_ACTIONS } from './token.ts'
 import { TRANSACTION_ACTIONS } from './transaction.ts'
 import { contract } from './contract.ts'
 
@@ -17,5 +20,8 @@ export const ETHERSCAN_MODULES: Record<string, Record<string, EtherscanAction>> 
   logs: LOGS_ACTIONS,
   transaction: TRANSACTION_ACTIONS,
   stats: STATS_ACTIONS,
-  contract
+  token: TOKEN_ACTIONS,
+  gastracker: GASTRACKER_ACTIONS,
+  contract,
+  proxy: PROXY_ACTIONS
 }

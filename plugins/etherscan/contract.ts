@@ -5,7 +5,7 @@
 import type { FastifyError } from 'fastify'
 import { findVerifiedContract, type VerifiedContract, type Verifier } from '../../core/verify/index.ts'
 import { flattenedInput, parseStandardJson, type StandardJsonInput } from '../../core/verify/input.ts'
-import { readLicenseType } from '../../core/verify/licenses.ts'
+import { etherscanLicenseName, readLicenseType } from '../../core/verify/licenses.ts'
 import { listOf, strictObject, type ActionContext, type EtherscanAction } from './action.ts'
 import { nothingFound, notOk, ok, type Envelope } from './envelope.ts'
 import { INVALID_ADDRESS } from './params.ts'
@@ -165,9 +165,10 @@ const getsourcecode: EtherscanAction = {
       OptimizationUsed: contract.optimization ? '1' : '0',
       Runs: String(contract.optimizationRuns ?? 200),
       ConstructorArguments: contract.constructorArguments?.slice(2) ?? '',
-      EVMVersion: contract.evmVersion ?? 'default',
+      // Settings without one are stored as Blockscout's "default"; Etherscan writes "Default".
+      EVMVersion: contract.evmVersion === null || contract.evmVersion === 'default' ? 'Default' : contract.evmVersion,
       Library: contract.externalLibraries.map((l) => `${l.name.split(':').at(-1)}:${l.address.slice(2)}`).join(';'),
-      LicenseType: contract.licenseType ?? '',
+      LicenseType: etherscanLicenseName(contract.licenseType, contract.sources[contract.filePath]),
       Proxy: '0',
       Implementation: '',
       SwarmSource: '',

@@ -1,19 +1,21 @@
 // Blockscout's Etherscan-style API at /api?module=...&action=...: one route,
 // dispatched on module and action through the table in actions.ts. Errors
 // answer in Etherscan's form (status "0", message "NOTOK", the reason as the
-// result) with Blockscout's statuses: 400 for a missing or unknown module or
-// action, 200 for an action's own error, 503 while the database is away.
+// result) with HTTP 200, as Etherscan answers them (a missing or unknown
+// module or action too), 503 while the database is away. The proxy module
+// answers JSON-RPC's object instead (proxy.ts).
 import fp from 'fastify-plugin'
 import { Ajv, type ValidateFunction } from 'ajv'
 import formbody from '@fastify/formbody'
 import type { FastifyReply } from 'fastify'
 import type { App } from '../app.ts'
 import { ETHERSCAN_MODULES, type EtherscanAction } from './actions.ts'
-import { envelopeSchema, notOk, type Envelope } from './envelope.ts'
+import { JSON_RPC_ANSWER_PROPERTIES, envelopeSchema, notOk, type Envelope, type JsonRpcText } from './envelope.ts'
 import { NotOkError } from './params.ts'
 import { sendError } from '../send-error.ts'
 
 export const ETHERSCAN_PATH = '/api'
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 type Query = Record<string, string | undefined>
 
@@ -21,7 +23,8 @@ type Query = Record<string, string | undefined>
 const INVALID_MODULE = 'Error! Missing Or invalid Module name'
 const INVALID_ACTION = 'Error! Missing Or invalid Action name'
 
-const actions = Object.values(ETHERSCAN_MODULES).flatMap((byAction) => Object.values(byAction))
+/** The actions answering in the envelope, whose results make its schema's (the proxy module's answer JSON-RPC's object). */
+const actions = Object.values(ETHERSCAN_MODULES).flatMap((byAction) => Object.values(byAction)).filter((a) => a.answersAsJsonRpc !== true)
 
 /** /api's documented querystring: module, action and every action's parameters. */
 const querystring = {
@@ -75,6 +78,11 @@ function paramValidatorOf (action: EtherscanAction): ValidateFunction {
   return validate
 }
 
+/** The envelope's schema with the proxy module's JSON-RPC fields beside (envelope.ts says why not a branch of its own). */
+function withJsonRpcAnswer (envelope: ReturnType<typeof envelopeSchema>) {
+  return { ...envelope, properties: { ...envelope.properties, ...JSON_RPC_ANSWER_PROPERTIES } }
+}
+
 /** A POST body's parameters as the query's: text (JSON numbers and booleans as written), a repeated field's first value. */
 /**
  * The query string as validated: its schema is built from the actions table
@@ -93,9 +101,10 @@ function bodyParams (body: unknown): Query {
 
 async function etherscan (app: App): Promise<void> {
   // The contract module's verifysourcecode queues on the verifier (plugins/verify).
-  const context = { db: app.db.knex, queries: app.queries, decoder: app.decoder, verifier: app.verifier }
+  // The proxy module calls through the JSON-RPC endpoint's handler (plugins/rpc-proxy).
+  const context = { db: app.db.knex, queries: app.queries, decoder: app.decoder, verifier: app.verifier, jsonRpc: app.jsonRpcHandler }
   /** A parameter the action cannot use answers status "0" with the reason. */
-  const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope> => {
+  const runAction = async (handler: EtherscanAction, params: Record<string, string>): Promise<Envelope | JsonRpcText> => {
     try {
       return await handler.run(params, context)
     } catch (error) {
@@ -112,18 +121,21 @@ async function etherscan (app: App): Promise<void> {
     async function dispatch (params: Query, reply: FastifyReply) {
       const { module, action } = params
       const byAction = module !== undefined && Object.hasOwn(ETHERSCAN_MODULES, module) ? ETHERSCAN_MODULES[module]! : undefined
-      if (byAction === undefined) return await reply.code(400).send(notOk(INVALID_MODULE))
+      if (byAction === undefined) return notOk(INVALID_MODULE)
       const handler = action !== undefined && Object.hasOwn(byAction, action) ? byAction[action]! : undefined
-      if (handler === undefined) return await reply.code(400).send(notOk(INVALID_ACTION))
+      if (handler === undefined) return notOk(INVALID_ACTION)
       const missing = handler.required.find((name) => params[name] === undefined)
       if (missing !== undefined) return notOk(`Query parameter '${missing}' is required`)
       if (!paramValidatorOf(handler)(params)) return notOk('Invalid parameters')
-      return await runAction(handler, params as Record<string, string>)
+      const answer = await runAction(handler, params as Record<string, string>)
+      if (!('jsonRpc' in answer)) return answer
+      // The endpoint's text as it is: a string with a JSON type is sent unserialized.
+      return await reply.code(answer.status).type(JSON_CONTENT_TYPE).send(answer.body)
     }
 
     const response = {
       // An error's reason, nothing found's null or [], or an action's result: the serializer takes the first branch a result fits.
-      200: envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] }),
+      200: withJsonRpcAnswer(envelopeSchema({ anyOf: [{ type: ['string', 'null'] }, ...actions.map((a) => a.result)] })),
       400: envelopeSchema({ type: 'string' })
     }
     scope.get(ETHERSCAN_PATH, {
@@ -150,4 +162,4 @@ async function etherscan (app: App): Promise<void> {
   })
 }
 
-export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db', 'verify', 'interpreter'] })
+export default fp(etherscan, { name: 'etherscan', fastify: '5.x', dependencies: ['db', 'verify', 'interpreter', 'rpc-proxy'] })

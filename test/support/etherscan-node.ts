@@ -6,7 +6,7 @@ import { AbiCoder, Interface } from 'ethers'
 import type { RpcClient } from '../../core/rpc/client.ts'
 
 type RpcTx = { hash: string, nonce: string, from: string, to: string | null, value: string, gas: string, input: string, transactionIndex: string }
-type RpcBlock = { number: string, hash: string, timestamp: string, miner: string, gasUsed: string, baseFeePerGas?: string, transactions: RpcTx[] }
+type RpcBlock = { number: string, hash: string, timestamp: string, miner: string, gasUsed: string, gasLimit: string, baseFeePerGas?: string, transactions: RpcTx[] }
 type RpcLog = { address: string, topics: string[], data: string, logIndex: string, transactionHash: string, transactionIndex: string }
 type RpcReceipt = { status: string, gasUsed: string, cumulativeGasUsed: string, effectiveGasPrice: string, contractAddress: string | null, logs: RpcLog[] }
 type Frame = { type: string, from: string, to?: string, value?: string, gas: string, gasUsed: string, error?: string, calls?: Frame[] }

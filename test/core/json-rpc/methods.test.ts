@@ -13,8 +13,8 @@ t.test('isAllowedMethod() allows the published and wallet methods and nothing th
     'debug_traceChain', 'miner_start', 'clique_propose', 'txpool_content', 'eth_accounts', 'toString', '__proto__', 'constructor']) {
     t.notOk(isAllowedMethod(method), method)
   }
-  // 39 over HTTP, and eth_subscribe / eth_unsubscribe over a WebSocket only; 5 of them to premium keys only.
-  t.equal(Object.keys(METHODS).length, 41)
+  // 40 over HTTP, and eth_subscribe / eth_unsubscribe over a WebSocket only; 5 of them to premium keys only.
+  t.equal(Object.keys(METHODS).length, 42)
   t.same(Object.keys(METHODS).filter(isSocketOnly), ['eth_subscribe', 'eth_unsubscribe'])
   t.same(Object.keys(METHODS).filter(isPremiumMethod), ['debug_traceTransaction', 'debug_traceCall', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'txpool_status'])
 })

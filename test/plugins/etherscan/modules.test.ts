@@ -6,6 +6,7 @@ import t from 'tap'
 import { Wallet, id, zeroPadValue } from 'ethers'
 import { buildActivityChain } from '../../support/activity-chain.ts'
 import { readNodeChain } from '../../support/etherscan-node.ts'
+import { apiGetter, notOk, nothingFound, ok } from '../../support/etherscan-api.ts'
 
 const chain = await buildActivityChain(t)
 const { app, head, receipts, contracts } = chain
@@ -13,15 +14,7 @@ const rpc = app.geth.rpc
 const node = await readNodeChain(rpc, head)
 const [alice, bob] = chain.wallets.map((w) => w.address.toLowerCase()) as [string, string]
 const hexBlock = (n: number) => '0x' + n.toString(16)
-const get = async (query: string) => {
-  const response = await app.inject({ method: 'GET', url: `/api?${query}` })
-  t.equal(response.statusCode, 200, query)
-  return response.json()
-}
-const ok = (result: unknown) => ({ status: '1', message: 'OK', result })
-/** Etherscan's error: NOTOK, the reason as the result. */
-const notOk = (reason: string) => ({ status: '0', message: 'NOTOK', result: reason })
-const nothingFound = (message: string) => ({ status: '0', message, result: [] })
+const get = apiGetter(t, app)
 
 const TRANSFER = id('Transfer(address,address,uint256)')
 const asTopic = (address: string) => zeroPadValue(address, 32).toLowerCase()
