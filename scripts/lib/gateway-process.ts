@@ -42,13 +42,15 @@ export type GatewayProcessOptions = {
   nodeArgs?: string[]
   /** The sources through tsx (the default), or dist/ as `npm start` serves it (compiled beforehand). */
   entry?: 'source' | 'compiled'
+  /** The checkout to run (another one's dist/, a baseline to compare with); this one by default. */
+  root?: string
 }
 
 /** Starts the gateway with the test's environment plus `env`, and resolves once it serves. */
-export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source' }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source', root = REPO_ROOT }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const args = entry === 'source' ? ['--import', 'tsx', ...nodeArgs, 'scripts/start.ts'] : [...nodeArgs, 'dist/scripts/start.js']
   const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+    cwd: root,
     // info: the "serving" line carries the URL.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe']
