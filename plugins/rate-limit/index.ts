@@ -166,6 +166,8 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
   app.decorate('accessBudget', {
     backend: () => backend(),
     chargePublicRpc (client: PublicClient, cost: number) {
+      // Limits off, a request without a key is neither counted nor recorded.
+      if (!options.enabled) return NOT_LIMITED
       const spent = spend(publicRpcRequest(client), cost)
       return spent instanceof Promise ? spent.then(rpcCharge) : rpcCharge(spent)
     },

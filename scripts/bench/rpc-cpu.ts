@@ -14,8 +14,11 @@
 // workloads whose name starts with it), BENCH_CPU_PROFILE (a directory: each
 // gateway writes a --cpu-prof profile there when it stops), BENCH_BASELINE
 // (another checkout, compiled with `node scripts/launch.mjs --build` there).
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { JsonRpcProvider, Wallet } from 'ethers'
+import { CHAIN_ID } from '../../core/config.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { GatewayProcess } from '../lib/gateway-process.ts'
 import { startBenchGatewayProcess } from './gateway-process-run.ts'
@@ -36,6 +39,8 @@ const SAMPLE_EVERY = 100
 /** Seconds with no load before each measured run, for what each process spends idle. */
 const IDLE_S = 2
 const MS_PER_S = 1000
+const RECEIPT_POLL_MS = 100
+const HEAD_HEARD_MS = 500
 const US_PER_S = 1e6
 /** An address with nothing at it: calls and balances read empty state, which costs the gateway what any other does. */
 const ADDRESS = '0x00000000000000000000000000000000000000aa'
@@ -113,14 +118,36 @@ async function measure ({ gateway, gethPid }: Subject, workload: Workload, round
 }
 
 async function startSubject (label: string, root?: string): Promise<Subject> {
-  const gateway = await startGateway(root)
+  const account = Wallet.createRandom()
+  const gateway = await startGateway(root, account.address)
   const gethPid = Number((await readFile(join(gateway.dataDir, 'geth.pid'), 'utf8')).split('\n')[0])
+  await sealBlock(`${gateway.url}/rpc`, account.privateKey)
   return { label, gateway, gethPid }
 }
 
-async function startGateway (root: string | undefined): Promise<GatewayProcess> {
+/**
+ * One transfer, one block (clique period 0): answers at `latest` are kept
+ * from the first head the gateway hears, and with none heard every call
+ * would go to Geth.
+ */
+async function sealBlock (url: string, privateKey: string): Promise<void> {
+  const provider = new JsonRpcProvider(url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: RECEIPT_POLL_MS })
+  try {
+    const receipt = await (await new Wallet(privateKey, provider).sendTransaction({ to: ADDRESS, value: 1n })).wait()
+    if (receipt?.status !== 1) throw new Error('the transfer that seals a first block failed')
+  } finally {
+    provider.destroy()
+  }
+  // The gateway hears the head through Geth's newHeads, a moment after the receipt.
+  await sleep(HEAD_HEARD_MS)
+}
+
+async function startGateway (root: string | undefined, funded: string): Promise<GatewayProcess> {
   const nodeArgs = ['--max-semi-space-size=32', ...(PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`])]
   // The load comes from one address: counted, it is counted against a limit it cannot reach.
   const limits: Record<string, string> = RATE_LIMITED ? { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PUBLIC_PER_MIN: '1000000000' } : {}
-  return await startBenchGatewayProcess('rpc-cpu', cleanups, limits, { entry: 'compiled', nodeArgs, ...(root === undefined ? {} : { root }) })
+  const allocFile = join(await mkdtemp(join(tmpdir(), 'tg-bench-rpc-cpu-alloc-')), 'alloc.json')
+  cleanups.push(async () => await rm(dirname(allocFile), { recursive: true, force: true }))
+  await writeFile(allocFile, JSON.stringify({ [funded]: { balance: '0x' + (10n ** 21n).toString(16) } }))
+  return await startBenchGatewayProcess('rpc-cpu', cleanups, { ...limits, GENESIS_ALLOC: allocFile }, { entry: 'compiled', nodeArgs, ...(root === undefined ? {} : { root }) })
 }
