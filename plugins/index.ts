@@ -9,6 +9,7 @@ import { PACKAGE_VERSION } from '../core/version.ts'
 import { redactUrl } from '../core/api-keys/redact.ts'
 import { sendError } from './send-error.ts'
 import { lazyRequestLogger } from './request-log.ts'
+import { createFrontDoor } from './front-door.ts'
 import apiDocs from './api-docs/index.ts'
 import db from './db/index.ts'
 import geth from './geth/index.ts'
@@ -58,6 +59,8 @@ export async function buildApp (config: Config, options: BuildAppOptions = {}): 
 }
 
 async function buildAppOn (config: Config, logger: pino.Logger, resources: AppResources): Promise<FastifyInstance> {
+  const frontDoor = createFrontDoor()
+  const logsRequests = logger.isLevelEnabled('debug')
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Per-request info logs cost more than a proxied eth_blockNumber: requests are logged at debug below.
@@ -78,13 +81,16 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
     // for every request cost as much as the proxy's own work on a cheap call.
     childLoggerFactory: lazyRequestLogger,
     // As Blockscout: /api/v2/addresses/ is /api/v2/addresses (the front end's Top accounts page asks it so).
-    routerOptions: { ignoreTrailingSlash: true }
+    routerOptions: { ignoreTrailingSlash: true },
+    // Its server lets the JSON-RPC endpoint's fast path answer ahead of the router (plugins/rpc-proxy/fast-path.ts).
+    serverFactory: frontDoor.serverFactory
   // Every route's request types come from its schema (plugins/app.ts).
   }).withTypeProvider<JsonSchemaToTsProvider>()
   // Node closes connections beyond this at once, before any byte is read.
   app.server.maxConnections = config.http.maxConnections
+  app.decorate('frontDoor', frontDoor)
   // Checked first: building the log record costs more than a proxied eth_blockNumber.
-  if (logger.isLevelEnabled('debug')) {
+  if (logsRequests) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.debug({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: reply.elapsedTime }, 'request')
     })
@@ -108,7 +114,9 @@ async function buildAppOn (config: Config, logger: pino.Logger, resources: AppRe
   await app.register(indexer, config.indexer)
   // Before the routes it times (its onRoute hook sees only routes added after it).
   await app.register(metrics, { ...config.metrics, adminToken: config.auth.adminToken, chainId: config.chainId })
-  await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId })
+  // The fast path skips this log's hook, and knows only the socket's address (TRUST_PROXY's clients are counted by X-Forwarded-For).
+  const fastPath = !logsRequests && config.trustProxy.length === 0
+  await app.register(rpcProxy, { ...config.rpcProxy, chainId: config.chainId, cors: config.cors, fastPath })
   await app.register(nftMetadata, config.nftMetadata)
   await app.register(websocket)
   await app.register(verify, config.verify)

@@ -144,7 +144,10 @@ export function createJsonRpcHandler (o: JsonRpcHandlerOptions): JsonRpcHandler 
     let answer: Answer | undefined
     let failure: JsonRpcError | undefined
     try {
-      if (plan !== undefined) {
+      if (call.method in local) {
+        // What answerCalls answers it with, without its batch machinery: wallets ask eth_chainId alone and often.
+        answer = done(call, local[call.method]!())
+      } else if (plan !== undefined) {
         answer = await answerKept(call, plan)
       } else if (isJoinable(call.method)) {
         // The hot path: cheap reads share batches to the node under load.

@@ -1,9 +1,10 @@
 // A JSON-RPC client over a keep-alive connection pool to one node. The proxy
 // forwards raw bodies through it; core code calls methods by name.
-import { Pool, type Dispatcher } from 'undici'
+import { Pool } from 'undici'
 import { RetryableError } from '../errors.ts'
 
 const DEFAULT_CONNECTIONS = 64
+const JSON_HEADERS = { 'content-type': 'application/json' }
 /** Geth refuses batches over 1000 calls (--rpc.batch-request-limit); stay well under. */
 const MAX_BATCH_CALLS = 500
 /** Geth's answer to the items after its 25 MB batch response limit. */
@@ -69,20 +70,57 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
 
   async function send (body: string, signal?: AbortSignal, maxBytes?: number): Promise<RawRpcResponse> {
     try {
-      const response = await pool.request({
-        path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        signal
-      })
-      const text = maxBytes === undefined ? await response.body.text() : await readAtMost(response.body, maxBytes)
-      if (response.statusCode >= 500) throw new RpcUnavailableError(`node answered HTTP ${response.statusCode}`)
-      return { status: response.statusCode, body: text }
+      const { statusCode, text } = await post(body, signal, maxBytes)
+      if (statusCode >= 500) throw new RpcUnavailableError(`node answered HTTP ${statusCode}`)
+      return { status: statusCode, body: text }
     } catch (err) {
       if (err instanceof RpcUnavailableError || err instanceof RpcAnswerTooLargeError) throw err
       throw new RpcUnavailableError(`node at ${target.origin} did not answer: ${(err as Error).message}`, { cause: err })
     }
+  }
+
+  /**
+   * POSTs `body` and collects the answer's bytes, through undici's dispatch:
+   * its request() wraps every answer in a readable stream, which cost a call
+   * to the node more CPU than reading its few bytes does (bench:rpc-cpu).
+   */
+  async function post (body: string, signal?: AbortSignal, maxBytes = Infinity): Promise<{ statusCode: number, text: string }> {
+    signal?.throwIfAborted()
+    return await new Promise((resolve, reject) => {
+      let statusCode = 0
+      let chunks: Buffer[] = []
+      let bytes = 0
+      let stopWatching = (): void => {}
+      pool.dispatch({ path, method: 'POST', headers: JSON_HEADERS, body }, {
+        onRequestStart (controller) {
+          if (signal === undefined) return
+          stopWatching()
+          const abort = (): void => controller.abort(signal.reason as Error)
+          signal.addEventListener('abort', abort, { once: true })
+          stopWatching = () => signal.removeEventListener('abort', abort)
+        },
+        // Also called for an informational (1xx) answer, which the final one follows.
+        onResponseStart (_controller, status) {
+          statusCode = status
+          chunks = []
+          bytes = 0
+        },
+        // Past maxBytes the answer is dropped, its connection with it (the abort ends in onResponseError).
+        onResponseData (controller, chunk) {
+          bytes += chunk.length
+          if (bytes > maxBytes) controller.abort(new RpcAnswerTooLargeError(maxBytes))
+          else chunks.push(chunk)
+        },
+        onResponseEnd () {
+          stopWatching()
+          resolve({ statusCode, text: Buffer.concat(chunks).toString('utf8') })
+        },
+        onResponseError (_controller, err) {
+          stopWatching()
+          reject(err)
+        }
+      })
+    })
   }
 
   async function call<T> (method: string, params: unknown[] = [], signal?: AbortSignal): Promise<T> {
@@ -133,19 +171,4 @@ export function createRpcClient ({ url, timeoutMs, connections = DEFAULT_CONNECT
   }
 
   return { url, send, call, batch, batchAnswers, close: () => pool.close() }
-}
-
-/** A body's text, read no further than `maxBytes`: past it the body is dropped (its connection with it) and RpcAnswerTooLargeError thrown. */
-async function readAtMost (body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let bytes = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    bytes += chunk.length
-    if (bytes > maxBytes) {
-      body.destroy()
-      throw new RpcAnswerTooLargeError(maxBytes)
-    }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Config } from '../../core/config.ts'
 import { createCounterStore } from '../../core/rate-limit/counters.ts'
@@ -38,7 +39,20 @@ export type AccessBudget = {
    * ids) and ends the request; `next(err)` when counting failed.
    */
   chargeAddress (request: FastifyRequest, reply: FastifyReply, channel: AccessChannel, next: HookHandlerDoneFunction, rpcText?: string): void
+  /**
+   * Spends `cost` requests (a JSON-RPC body's: rpcCost) of a client without
+   * an API key whose JSON-RPC request is answered outside Fastify's lifecycle
+   * (plugins/rpc-proxy/fast-path.ts): counted as the JSON-RPC routes' hook
+   * counts it. The headers to answer with (the limit's, and retry-after when
+   * refused; none with limits off) and whether it is refused, which the
+   * metrics have counted already.
+   */
+  chargePublicRpc (client: PublicClient, cost: number): RpcCharge | Promise<RpcCharge>
 }
+
+/** A client without an API key, as the HTTP server sees it: its address (request.ip) and headers (Origin). */
+export type PublicClient = { ip: string, headers: IncomingHttpHeaders }
+export type RpcCharge = { headers: Array<[string, string | number]>, refused: boolean }
 
 export type RateLimitOptions = Config['rateLimit']
 
@@ -145,9 +159,24 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     const text = typeof request.body === 'string' ? request.body : ''
     charged(request, reply, 'json-rpc', rpcCostOf(request, text).cost, done, text)
   })
+  const rpcCharge = (spent: Spent | undefined): RpcCharge => {
+    if (spent === undefined) return NOT_LIMITED
+    const headers = limitHeaders(spent)
+    if (spent.exceeded) {
+      app.metrics.rateLimitRejections.inc({ tier: spent.policy })
+      headers.push(['retry-after', spent.resetS])
+    }
+    return { headers, refused: spent.exceeded }
+  }
   app.decorate('accessBudget', {
     backend: () => backend(),
     rpcCost: rpcCostOf,
+    chargePublicRpc (client: PublicClient, cost: number) {
+      // Limits off, a request without a key is neither counted nor recorded.
+      if (!options.enabled) return NOT_LIMITED
+      const spent = spend(publicRpcRequest(client), cost)
+      return spent instanceof Promise ? spent.then(rpcCharge) : rpcCharge(spent)
+    },
     async chargeSubscription (upgradeRequest: FastifyRequest, cost = 1) {
       const spent = await spend(upgradeRequest, cost)
       if (spent?.exceeded !== true) return true
@@ -167,12 +196,30 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
  * (-08 on) spells them: a named policy with its quota and window, and what
  * remains of it with the seconds until it resets.
  */
+function limitHeaders (spent: Spent): Array<[string, string | number]> {
+  return [
+    ['x-ratelimit-limit', spent.limit],
+    ['x-ratelimit-remaining', spent.remaining],
+    ['x-ratelimit-reset', spent.resetS],
+    ['ratelimit-policy', policyHeader(spent.policy, spent.limit)],
+    ['ratelimit', `"${spent.policy}";r=${spent.remaining};t=${spent.resetS}`]
+  ]
+}
+
 function setLimitHeaders (reply: FastifyReply, spent: Spent): void {
-  reply.header('x-ratelimit-limit', spent.limit)
-  reply.header('x-ratelimit-remaining', spent.remaining)
-  reply.header('x-ratelimit-reset', spent.resetS)
-  reply.header('ratelimit-policy', policyHeader(spent.policy, spent.limit))
-  reply.header('ratelimit', `"${spent.policy}";r=${spent.remaining};t=${spent.resetS}`)
+  for (const [name, value] of limitHeaders(spent)) reply.header(name, value)
+}
+
+const NOT_LIMITED: RpcCharge = { headers: [], refused: false }
+const RPC_ROUTE_OPTIONS = { config: { access: 'json-rpc' } }
+
+/**
+ * What the counting reads of a request (spend, and @fastify/rate-limit's
+ * limiter: the key generator, the limit, the route's config), for a client
+ * whose request never became a Fastify request.
+ */
+function publicRpcRequest (client: PublicClient): FastifyRequest {
+  return { apiKey: null, ip: client.ip, headers: client.headers, rateLimitCost: 1, routeOptions: RPC_ROUTE_OPTIONS } as unknown as FastifyRequest
 }
 
 /** A policy's header is the same on every response of its clients: built once per tier and limit. */

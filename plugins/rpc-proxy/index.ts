@@ -18,6 +18,8 @@ import { createUpstreams, type Upstreams } from '../../core/rpc/upstreams.ts'
 import { createFailoverClient } from '../../core/json-rpc/failover.ts'
 import type { RpcClient } from '../../core/rpc/client.ts'
 import { isPremiumKey } from '../../core/api-keys/store.ts'
+import { corsHeaders } from '../cors/index.ts'
+import { createRpcFastPath } from './fast-path.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,7 +38,12 @@ declare module 'fastify' {
   }
 }
 
-export type RpcProxyOptions = Config['rpcProxy'] & { chainId: number }
+export type RpcProxyOptions = Config['rpcProxy'] & {
+  chainId: number
+  cors: Config['cors']
+  /** Answer public requests ahead of Fastify's router (fast-path.ts); off while each request is logged, or X-Forwarded-For believed. */
+  fastPath: boolean
+}
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
@@ -81,6 +88,14 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
       scope.post(url, { schema: jsonRpcRouteSchema }, async (request, reply) => await answer(handler, request, reply, metrics))
     }
   })
+  if (options.fastPath) {
+    let open = true
+    // Fastify answers 503 to requests that come while it closes.
+    app.addHook('preClose', async () => { open = false })
+    app.frontDoor.take(createRpcFastPath({
+      handler, maxBodyBytes: options.maxBodyBytes, budget: app.accessBudget, cors: corsHeaders(options.cors), metrics, log: app.log, isOpen: () => open
+    }))
+  }
 }
 
 async function answer (handler: JsonRpcHandler, request: FastifyRequest, reply: FastifyReply, metrics: Metrics | undefined): Promise<FastifyReply> {
@@ -148,4 +163,4 @@ function createFailover (app: FastifyInstance, options: RpcProxyOptions, cache: 
   return { rpc, upstreams }
 }
 
-export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics'] })
+export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics', 'cors', 'rate-limit'] })

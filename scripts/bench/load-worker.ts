@@ -68,12 +68,14 @@ function checkSample (sample: Sample, n: number, job: LoadJob, status: number, b
     return
   }
   try {
-    const parsed = JSON.parse(body) as { result?: unknown, error?: unknown, data?: unknown, errors?: unknown }
-    const answered = job.expect === 'graphql'
-      ? parsed.data !== undefined && parsed.data !== null && parsed.errors === undefined
+    type Parsed = { result?: unknown, error?: unknown, data?: unknown, errors?: unknown }
+    const parsed = JSON.parse(body) as Parsed | Parsed[]
+    // A JSON-RPC batch is answered when each of its items is.
+    const answered = [parsed].flat().every((item) => job.expect === 'graphql'
+      ? item.data !== undefined && item.data !== null && item.errors === undefined
       : job.expect === 'json-rpc-answer'
-        ? parsed.result !== undefined || parsed.error !== undefined
-        : parsed.result !== undefined && parsed.error === undefined
+        ? item.result !== undefined || item.error !== undefined
+        : item.result !== undefined && item.error === undefined)
     ok = status === HTTP_OK && (job.body === undefined && job.bodies === undefined && job.countedBody === undefined ? true : answered)
   } catch {}
   if (ok) return

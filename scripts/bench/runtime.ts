@@ -6,11 +6,8 @@
 // other benchmarks do), and each one's CPU time over its requests is read
 // from /proc. Knobs: BENCH_ROUNDS (3), BENCH_DURATION_S (10 per round and
 // instance), BENCH_CONNECTIONS (16).
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createScratchDatabase } from '../../core/db/scratch.ts'
-import { startGatewayProcess, type GatewayProcess } from '../lib/gateway-process.ts'
+import type { GatewayProcess } from '../lib/gateway-process.ts'
+import { startBenchGatewayProcess } from './gateway-process-run.ts'
 import { processCpuSeconds } from '../lib/cpu.ts'
 import { median, readInt } from './figures.ts'
 import { measureInTurns, startLoadGenerator } from './load-generator.ts'
@@ -27,7 +24,6 @@ const ENTRIES = ['source', 'compiled'] as const
 type Entry = typeof ENTRIES[number]
 
 const cleanups: Array<() => unknown> = []
-const teardown = { teardown: (fn: () => unknown) => { cleanups.push(fn) } }
 const generator = startLoadGenerator()
 try {
   ;(buildIfStale as () => boolean)()
@@ -57,24 +53,5 @@ try {
 }
 
 async function startGateway (entry: Entry): Promise<GatewayProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), `tg-bench-runtime-${entry}-`))
-  // Embedded PostgreSQL runs as another user when started as root and must reach its directory.
-  await chmod(dataDir, 0o755)
-  cleanups.push(async () => await rm(dataDir, { recursive: true, force: true }))
-  let databaseUrl = ''
-  if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '') {
-    const database = await createScratchDatabase(process.env.DATABASE_URL, 'tg_bench_runtime')
-    cleanups.push(database.drop)
-    databaseUrl = database.url
-  }
-  return await startGatewayProcess(teardown, {
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    GETH_RPC_URL: '',
-    CLIQUE_PERIOD: '0',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    // The load comes from one address: the public limit would refuse nearly all of it.
-    RATE_LIMIT_ENABLED: 'false'
-  }, { entry, nodeArgs: ['--max-semi-space-size=32'] })
+  return await startBenchGatewayProcess(`runtime-${entry}`, cleanups, {}, { entry, nodeArgs: ['--max-semi-space-size=32'] })
 }

@@ -71,6 +71,16 @@ export async function processCpuSeconds (pid: number | undefined, withExitedChil
   }
 }
 
+/** A process's CPU time in user space and in the kernel (its system calls: a busy machine inflates these most). */
+export async function processCpuSplit (pid: number): Promise<{ userS: number, systemS: number } | null> {
+  try {
+    const fields = statFields(await readFile(`/proc/${pid}/stat`, 'utf8'))
+    return { userS: Number(fields[11]) / CLOCK_TICKS_PER_S, systemS: Number(fields[12]) / CLOCK_TICKS_PER_S }
+  } catch {
+    return null
+  }
+}
+
 /**
  * A server that forks a process per connection (PostgreSQL): the parent with
  * its exited children (counted once they are reaped) plus the live ones.

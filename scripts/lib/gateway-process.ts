@@ -44,13 +44,15 @@ export type GatewayProcessOptions = {
   entry?: 'source' | 'compiled'
   /** A process group of its own, led by the gateway: a test kills the group (and the Geth it leaves) as a machine's loss would. */
   processGroup?: boolean
+  /** The checkout to run (another one's dist/, a baseline to compare with); this one by default. */
+  root?: string
 }
 
 /** Starts the gateway with the test's environment plus `env`, and resolves once it serves. */
-export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source', processGroup = false }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess (t: Teardown, env: Record<string, string>, { servingTimeoutMs = SERVING_TIMEOUT_MS, nodeArgs = [], entry = 'source', processGroup = false, root = REPO_ROOT }: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const args = entry === 'source' ? ['--import', 'tsx', ...nodeArgs, 'scripts/start.ts'] : [...nodeArgs, 'dist/scripts/start.js']
   const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+    cwd: root,
     // info: the "serving" line carries the URL.
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
