@@ -83,12 +83,21 @@ export const checkGraphql: Check = (response) => {
   return undefined
 }
 
-/** The Etherscan-style envelope `{ status: "0" | "1", message, result }`; a request refused before it (4xx) as REST. */
+/**
+ * The Etherscan-style envelope `{ status: "0" | "1", message, result }`, or
+ * module=proxy's JSON-RPC object (a result, or an error with a documented
+ * code), as Etherscan answers it; a request refused before it (4xx) as REST.
+ */
 export const checkEtherscan: Check = (response) => {
   if (response.status >= 400) return checkRest(response)
   const { problem, json } = parseAnswer(response)
   if (problem !== undefined) return problem
   if (isObject(json) && (json.status === '0' || json.status === '1') && typeof json.message === 'string' && 'result' in json) return undefined
+  if (isObject(json) && json.jsonrpc === '2.0' && 'id' in json) {
+    if ('result' in json) return undefined
+    if (isObject(json.error) && typeof json.error.message === 'string' && JSON_RPC_CODES.has(json.error.code as number)) return undefined
+    return `a proxy answer with neither a result nor a documented error: ${response.text.slice(0, 200)}`
+  }
   return `not an Etherscan envelope: ${response.text.slice(0, 200)}`
 }
 

@@ -47,3 +47,12 @@ t.test('checkEtherscan() wants the envelope', async (t) => {
   t.match(checkEtherscan(answer(200, { status: '1', message: 'OK' })), /not an Etherscan envelope/)
   t.equal(checkEtherscan(answer(400, { message: 'Unknown action' })), undefined)
 })
+
+t.test('checkEtherscan() takes module=proxy\'s JSON-RPC objects: a result or a documented error', async (t) => {
+  t.equal(checkEtherscan(answer(200, { jsonrpc: '2.0', id: 1, result: '0x10' })), undefined)
+  t.equal(checkEtherscan(answer(200, { jsonrpc: '2.0', id: 1, result: null })), undefined)
+  t.equal(checkEtherscan(answer(200, { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params', data: 'txhash is required' } })), undefined)
+  t.match(checkEtherscan(answer(200, { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } })), /neither a result nor a documented error/)
+  t.match(checkEtherscan(answer(200, { jsonrpc: '2.0', id: 1 })), /neither a result nor a documented error/)
+  t.match(checkEtherscan(answer(200, { jsonrpc: '2.0', result: '0x1' })), /not an Etherscan envelope/)
+})
