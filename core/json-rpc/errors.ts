@@ -1,6 +1,6 @@
 // JSON-RPC's own error channel: codes from the JSON-RPC 2.0 spec and the
 // Ethereum provider conventions (EIP-1474). docs/json-rpc.md lists them; a test checks.
-import { RateLimitedError } from '../errors.ts'
+import { ApiKeyInvalidError, RateLimitedError } from '../errors.ts'
 
 export const JSON_RPC_ERRORS = {
   PARSE_ERROR: { code: -32700, message: 'Parse error' },
@@ -45,7 +45,14 @@ export function errorResponse (id: JsonRpcId, error: JsonRpcError): JsonRpcRespo
 
 /** The answer to a request over the rate limit: -32005 for its id, or an array of them, one per item, for a batch. */
 export function overLimitAnswer (ids: JsonRpcId | JsonRpcId[]): string {
-  const message = new RateLimitedError().message
-  const answer = (id: JsonRpcId): JsonRpcResponse => errorResponse(id, new JsonRpcError('LIMIT_EXCEEDED', message))
-  return JSON.stringify(Array.isArray(ids) ? ids.map(answer) : answer(ids))
+  return answerEach(ids, new JsonRpcError('LIMIT_EXCEEDED', new RateLimitedError().message))
+}
+
+/** The answer to a request whose API key is refused: -32001 for its id, or one per item of a batch; one message whatever the reason. */
+export function keyRefusedAnswer (ids: JsonRpcId | JsonRpcId[]): string {
+  return answerEach(ids, new JsonRpcError('UNAUTHORIZED', new ApiKeyInvalidError().message))
+}
+
+function answerEach (ids: JsonRpcId | JsonRpcId[], error: JsonRpcError): string {
+  return JSON.stringify(Array.isArray(ids) ? ids.map((id) => errorResponse(id, error)) : errorResponse(ids, error))
 }

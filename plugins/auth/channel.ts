@@ -4,7 +4,7 @@
 // Set on each route as it is added (route config `access`), read by the auth
 // and rate-limit hooks.
 import type { FastifyReply, RouteOptions } from 'fastify'
-import { JsonRpcError, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
+import { JsonRpcError, keyRefusedAnswer, overLimitAnswer, type JsonRpcId } from '../../core/json-rpc/errors.ts'
 import { gatewayErrorBody, graphqlErrorBody, jsonRpcErrorBody, publicErrorOf } from '../../core/error-answers.ts'
 import { ApiKeyInvalidError, DatabaseUnavailableError, RateLimitedError } from '../../core/errors.ts'
 import { GRAPHQL_PATH, GRAPHQL_V1_PATH } from '../graphql/paths.ts'
@@ -51,7 +51,7 @@ export async function refuseKey (reply: FastifyReply, channel: AccessChannel, rp
   const error = new ApiKeyInvalidError()
   reply.code(401).type(JSON_TYPE)
   switch (channel) {
-    case 'json-rpc': return await reply.send(jsonRpcAnswer(rpcIds, new JsonRpcError('UNAUTHORIZED', error.message)))
+    case 'json-rpc': return await reply.send(keyRefusedAnswer(rpcIds))
     case 'graphql': return await reply.send(graphqlErrorBody(error.message, 'UNAUTHENTICATED'))
     // Etherscan's words, whatever the reason: its clients know no other.
     case 'etherscan': return await reply.send(notOk('Invalid API Key'))

@@ -14,15 +14,27 @@ const BEARER = /^bearer /i
 export function sentKey (request: FastifyRequest, channel: AccessChannel): string | typeof CONFLICTING_KEYS | undefined {
   const headers = request.headers
   const query = request.query as Record<string, unknown> | undefined
-  const authorization = headers.authorization
-  const candidates = [
+  return oneKey([
     channel === 'json-rpc' ? (request.params as Record<string, unknown> | undefined)?.key : undefined,
     headers['x-api-key'],
     // The admin API's own token travels in Authorization: it is no API key.
-    channel !== 'admin' && typeof authorization === 'string' && BEARER.test(authorization) ? authorization.slice(7).trim() : undefined,
+    channel !== 'admin' ? bearerKey(headers.authorization) : undefined,
     query?.apikey,
     request.routeOptions.config.keyInBody === true ? bodyField(request.body, 'apikey') : undefined
-  ]
+  ])
+}
+
+/** The key of `Authorization: Bearer <key>`; undefined without the header or with another scheme. */
+export function bearerKey (authorization: string | undefined): string | undefined {
+  return typeof authorization === 'string' && BEARER.test(authorization) ? authorization.slice(7).trim() : undefined
+}
+
+/**
+ * The one key among the places a request may put one (undefined: none
+ * there), CONFLICTING_KEYS, or undefined. Shared with the JSON-RPC fast path
+ * (plugins/rpc-proxy/fast-path.ts), which reads the path and headers alone.
+ */
+export function oneKey (candidates: unknown[]): string | typeof CONFLICTING_KEYS | undefined {
   let key: string | undefined
   for (const candidate of candidates) {
     if (candidate === undefined) continue

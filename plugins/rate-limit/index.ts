@@ -8,7 +8,7 @@ import { clientBucket } from '../../core/net/client-bucket.ts'
 import { refuseOverLimit, type AccessChannel } from '../auth/channel.ts'
 import { costedKey, counterStoreClass } from './counter-store.ts'
 import { rpcCost, rpcIds } from '../../core/json-rpc/rpc-items.ts'
-import { isPremiumKey } from '../../core/api-keys/store.ts'
+import { isPremiumKey, type ApiKeyRecord } from '../../core/api-keys/store.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,8 +29,8 @@ export type AccessBudget = {
    * message: each item of a batch); false when over its limit.
    */
   chargeSubscription (upgradeRequest: FastifyRequest, cost?: number): Promise<boolean>
-  /** What a JSON-RPC text costs the client of `request` (the request, or a WebSocket's upgrade): a premium key's traces weigh RPC_TRACE_WEIGHT each. */
-  rpcCost (request: FastifyRequest, text: string): ReturnType<typeof rpcCost>
+  /** What a JSON-RPC text costs the client of `request` (the request, a WebSocket's upgrade, the fast path's key): a premium key's traces weigh RPC_TRACE_WEIGHT each. */
+  rpcCost (request: KeyHolder, text: string): ReturnType<typeof rpcCost>
   /**
    * Spends one request of the client address's public budget for a request
    * whose API key is refused, or must be looked up in the database (plugins/auth):
@@ -47,11 +47,21 @@ export type AccessBudget = {
    * refused; none with limits off) and whether it is refused, which the
    * metrics have counted already.
    */
-  chargePublicRpc (client: PublicClient, cost: number): RpcCharge | Promise<RpcCharge>
+  chargePublicRpc (client: RawClient, cost: number): RpcCharge | Promise<RpcCharge>
+  /**
+   * chargePublicRpc for a client whose live API key plugins/auth would have
+   * let in (the fast path's keyed requests): counted as the JSON-RPC routes'
+   * hook counts a keyed request, against the key's own limit, and its use
+   * recorded even with limits off.
+   */
+  chargeKeyRpc (key: ApiKeyRecord, client: RawClient, cost: number): RpcCharge | Promise<RpcCharge>
 }
 
-/** A client without an API key, as the HTTP server sees it: its address (request.ip) and headers (Origin). */
-export type PublicClient = { ip: string, headers: IncomingHttpHeaders }
+/** Whoever holds the key a cost depends on: a request (null or undefined: none). */
+export type KeyHolder = Pick<FastifyRequest, 'apiKey'>
+
+/** A client as the HTTP server sees it, before any Fastify request: its address (request.ip) and headers (Origin). */
+export type RawClient = { ip: string, headers: IncomingHttpHeaders }
 export type RpcCharge = { headers: Array<[string, string | number]>, refused: boolean }
 
 export type RateLimitOptions = Config['rateLimit']
@@ -91,7 +101,7 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     ? `key:${request.apiKey.id}`
     : `${isExplorer(request) ? 'explorer' : 'ip'}:${clientBucket(request.ip)}`
   // Only a premium key may trace: anyone else's trace is refused, and costs what a refused call does.
-  const rpcCostOf = (request: FastifyRequest, text: string): ReturnType<typeof rpcCost> => rpcCost(text, isPremiumKey(request.apiKey) ? options.traceWeight : 1)
+  const rpcCostOf = (request: KeyHolder, text: string): ReturnType<typeof rpcCost> => rpcCost(text, isPremiumKey(request.apiKey) ? options.traceWeight : 1)
   const policyOf = (request: FastifyRequest): string => request.apiKey?.tier ?? (isExplorer(request) ? 'explorer' : 'public')
   let backend = (): 'redis' | 'memory' | 'off' => 'off'
   let spend: (request: FastifyRequest, cost: number) => Spent | undefined | Promise<Spent | undefined> = (request, cost) => {
@@ -168,14 +178,20 @@ async function rateLimitPlugin (app: FastifyInstance, options: RateLimitOptions)
     }
     return { headers, refused: spent.exceeded }
   }
+  const chargeRpc = (request: FastifyRequest, cost: number): RpcCharge | Promise<RpcCharge> => {
+    const spent = spend(request, cost)
+    return spent instanceof Promise ? spent.then(rpcCharge) : rpcCharge(spent)
+  }
   app.decorate('accessBudget', {
     backend: () => backend(),
     rpcCost: rpcCostOf,
-    chargePublicRpc (client: PublicClient, cost: number) {
+    chargePublicRpc (client: RawClient, cost: number) {
       // Limits off, a request without a key is neither counted nor recorded.
       if (!options.enabled) return NOT_LIMITED
-      const spent = spend(publicRpcRequest(client), cost)
-      return spent instanceof Promise ? spent.then(rpcCharge) : rpcCharge(spent)
+      return chargeRpc(rpcRequest(client, null), cost)
+    },
+    chargeKeyRpc (key: ApiKeyRecord, client: RawClient, cost: number) {
+      return chargeRpc(rpcRequest(client, key), cost)
     },
     async chargeSubscription (upgradeRequest: FastifyRequest, cost = 1) {
       const spent = await spend(upgradeRequest, cost)
@@ -216,10 +232,11 @@ const RPC_ROUTE_OPTIONS = { config: { access: 'json-rpc' } }
 /**
  * What the counting reads of a request (spend, and @fastify/rate-limit's
  * limiter: the key generator, the limit, the route's config), for a client
- * whose request never became a Fastify request.
+ * whose request never became a Fastify request; `apiKey` as plugins/auth
+ * would have settled it.
  */
-function publicRpcRequest (client: PublicClient): FastifyRequest {
-  return { apiKey: null, ip: client.ip, headers: client.headers, rateLimitCost: 1, routeOptions: RPC_ROUTE_OPTIONS } as unknown as FastifyRequest
+function rpcRequest (client: RawClient, apiKey: ApiKeyRecord | null): FastifyRequest {
+  return { apiKey, ip: client.ip, headers: client.headers, rateLimitCost: 1, routeOptions: RPC_ROUTE_OPTIONS } as unknown as FastifyRequest
 }
 
 /** A policy's header is the same on every response of its clients: built once per tier and limit. */

@@ -41,7 +41,7 @@ declare module 'fastify' {
 export type RpcProxyOptions = Config['rpcProxy'] & {
   chainId: number
   cors: Config['cors']
-  /** Answer public requests ahead of Fastify's router (fast-path.ts); off while each request is logged, or X-Forwarded-For believed. */
+  /** Answer requests without a key, or with a live one, ahead of Fastify's router (fast-path.ts); off while each request is logged, or X-Forwarded-For believed. */
   fastPath: boolean
 }
 
@@ -93,7 +93,7 @@ async function rpcProxy (app: FastifyInstance, options: RpcProxyOptions): Promis
     // Fastify answers 503 to requests that come while it closes.
     app.addHook('preClose', async () => { open = false })
     app.frontDoor.take(createRpcFastPath({
-      handler, maxBodyBytes: options.maxBodyBytes, budget: app.accessBudget, cors: corsHeaders(options.cors), metrics, log: app.log, isOpen: () => open
+      handler, maxBodyBytes: options.maxBodyBytes, budget: app.accessBudget, keys: app.apiKeys.lookup, cors: corsHeaders(options.cors), metrics, log: app.log, isOpen: () => open
     }))
   }
 }
@@ -163,4 +163,4 @@ function createFailover (app: FastifyInstance, options: RpcProxyOptions, cache: 
   return { rpc, upstreams }
 }
 
-export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics', 'cors', 'rate-limit'] })
+export default fp(rpcProxy, { name: 'rpc-proxy', fastify: '5.x', dependencies: ['db', 'geth', 'metrics', 'cors', 'auth', 'rate-limit'] })

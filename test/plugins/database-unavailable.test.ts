@@ -71,6 +71,10 @@ t.test('with the database away, each API answers in its own shape; JSON-RPC keep
     t.equal(known.statusCode, 200, `JSON-RPC with a known key (${path === '/rpc' ? 'header' : 'path'}): served`)
     t.same(known.json(), { jsonrpc: '2.0', id: 2, result: '0xc1cbc' })
   }
+  const taken = app.frontDoor.taken()
+  const fast = await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/rpc/${key}`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'eth_chainId', params: [] }) })
+  t.same(await fast.json(), { jsonrpc: '2.0', id: 5, result: '0xc1cbc' }, 'JSON-RPC with a known key, over HTTP: served')
+  t.equal(app.frontDoor.taken(), taken + 1, 'on the fast path (plugins/rpc-proxy/fast-path.ts), from memory as the route')
   const unseen = await rpc(3, { 'x-api-key': generateApiKey() })
   t.equal(unseen.statusCode, 503, 'JSON-RPC with a key never seen: 503')
   t.match(unseen.json(), { jsonrpc: '2.0', id: 3, error: { code: -32002, message: 'Resource unavailable', data: /database is unavailable/ } }, 'a JSON-RPC error for the request\'s id')
