@@ -23,6 +23,8 @@ export type Metrics = {
   registry: Registry
   /** Records one JSON-RPC call (each item of a batch counts), its outcome (ok or its error's code) and the time its request took. */
   observeJsonRpc (method: string, outcome: string, seconds: number): void
+  /** observeJsonRpc for each call of one request (a JsonRpcReply's `methods` and `outcomes`, which share their order). */
+  observeJsonRpcCalls (methods: readonly string[], outcomes: readonly string[], seconds: number): void
   /** Records one REST (or other HTTP) request by its route pattern, never its URL. */
   observeHttp (iface: 'rest' | 'http', route: string, status: number, seconds: number): void
   observeGraphql (operation: GraphqlOperationType, status: number, seconds: number): void
@@ -59,13 +61,17 @@ export function createMetrics ({ enabled }: { enabled: boolean }): Metrics {
   const recentBatches: Array<{ at: number, count: number }> = []
 
   registerSourceGauges(registry, () => sources, recentBatches, BLOCKS_RATE_WINDOW_MS)
+  const observeJsonRpc = (method: string, outcome: string, seconds: number): void => {
+    jsonRpc.observe(method, () => ({ method }), seconds)
+    jsonRpcResponses.count(method, outcome)
+  }
 
   return {
     enabled,
     registry,
-    observeJsonRpc (method, outcome, seconds) {
-      jsonRpc.observe(method, () => ({ method }), seconds)
-      jsonRpcResponses.count(method, outcome)
+    observeJsonRpc,
+    observeJsonRpcCalls (methods, outcomes, seconds) {
+      for (let i = 0; i < methods.length; i++) observeJsonRpc(methods[i]!, outcomes[i]!, seconds)
     },
     observeHttp (iface, route, status, seconds) {
       http.observe(`${iface} ${status} ${route}`, () => ({ interface: iface, route, status: String(status) }), seconds)

@@ -123,10 +123,7 @@ async function answer (o: RpcFastPathOptions, request: IncomingMessage, response
     limitHeaders = charge.headers
     if (charge.refused) return send(o, request, response, HTTP_TOO_MANY_REQUESTS, overLimitAnswer(rpcIds(text, batch)), limitHeaders)
     const { status, body, methods, outcomes } = await o.handler.handle(text, undefined, isPremiumKey(key))
-    if (methods !== undefined) {
-      const seconds = (performance.now() - startedMs) / MS_PER_S
-      for (const [i, method] of methods.entries()) o.metrics!.observeJsonRpc(method, outcomes![i]!, seconds)
-    }
+    if (methods !== undefined) o.metrics!.observeJsonRpcCalls(methods, outcomes!, (performance.now() - startedMs) / MS_PER_S)
     send(o, request, response, status, body, limitHeaders)
   } catch (err) {
     const answered = publicErrorOf(err)

@@ -67,7 +67,7 @@ async function rpcWebsocket (app: FastifyInstance, options: RpcWebsocketOptions)
       },
       maxSubscriptions: options.maxSubscriptionsPerConnection,
       maxQueuedBytes: options.maxQueuedBytes,
-      observe: metrics === undefined ? undefined : (methods, outcomes, seconds) => { for (const [i, method] of methods.entries()) metrics.observeJsonRpc(method, outcomes[i]!, seconds) }
+      observe: metrics?.observeJsonRpcCalls
     })
     open.add(session)
     ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {
