@@ -1,7 +1,7 @@
 // npm run faults as the fault tests run it: on a tiny chain (20 blocks, 100
 // transactions), one process per call. The scenarios are spread over several
-// test files (test/scripts/faults.test.ts, test/scripts/faults/*.test.ts) so
-// that each stays within tap's per-file timeout and they run side by side.
+// files (test/scripts/faults.scenario.ts, test/scripts/faults/*.scenario.ts,
+// run by npm run test:scenarios) so that they run side by side.
 import { execa } from 'execa'
 
 const REPO_ROOT = new URL('../../', import.meta.url).pathname
