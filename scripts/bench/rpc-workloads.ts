@@ -63,7 +63,11 @@ export async function prepareWorkloads (gethUrl: string, senderKey: string, fund
     const token = getCreateAddress({ from: sender.address, nonce })
     const deployment = await sender.sendTransaction({ data: TOKEN_INIT_CODE, gasLimit: 100_000n, nonce: nonce++ })
     const users = Array.from({ length: USERS }, () => Wallet.createRandom().address)
-    const funding = await Promise.all(users.map(async (to) => await sender.sendTransaction({ to, value: USER_FUNDS_WEI, nonce: nonce++ })))
+    // One after the other: sent together they reach Geth in any order, and with --txpool.nolocals a remote
+    // account's transactions beyond a nonce gap are queued at most 64 deep (--txpool.accountqueue) and the
+    // rest dropped, never to be mined.
+    const funding = []
+    for (const to of users) funding.push(await sender.sendTransaction({ to, value: USER_FUNDS_WEI, nonce: nonce++ }))
     const receipts = await Promise.all([deployment, ...funding].map(async (tx) => await tx.wait()))
     if (receipts.some((r) => r?.status !== 1)) throw new Error('preparing the workloads: a transaction failed')
     if (await provider.getCode(token) === '0x') throw new Error('preparing the workloads: the token contract has no code')
