@@ -50,21 +50,8 @@ export function presentExactHit (hit: ExactHit) {
       return { type: 'transaction' as const, priority: EXACT_PRIORITY, transaction_hash: hit.hash, url: `/tx/${hit.hash}`, timestamp: epochTimestamp(hit.timestamp) }
     case 'token':
       return { ...presentTokenHit(hit), priority: EXACT_PRIORITY }
-    case 'address': {
-      const address = getAddress(hit.hash)
-      return {
-        type: 'address' as const,
-        priority: EXACT_PRIORITY,
-        name: hit.verified_name,
-        address_hash: address,
-        url: `/address/${address}`,
-        is_smart_contract_verified: hit.verified_name !== null,
-        is_smart_contract_address: hit.is_contract,
-        ens_info: null,
-        certified: false,
-        reputation: 'ok'
-      }
-    }
+    case 'address':
+      return addressResult('address', EXACT_PRIORITY, hit.hash, hit.verified_name, { verified: hit.verified_name !== null, contract: hit.is_contract })
   }
 }
 
@@ -94,15 +81,20 @@ export function presentTokenHit (token: TokenHit) {
 
 /** A verified contract found by name, as Blockscout's `contract` result (priority 0, as its search gives it). */
 export function presentContractHit (hit: ContractHit) {
-  const address = getAddress(hit.address)
+  return addressResult('contract', CONTRACT_PRIORITY, hit.address, hit.name, { verified: true, contract: true })
+}
+
+/** Blockscout's `address` and `contract` results: one shape, an address page's link. */
+function addressResult<Type extends 'address' | 'contract'> (type: Type, priority: number, hash: string, name: string | null, is: { verified: boolean, contract: boolean }) {
+  const address = getAddress(hash)
   return {
-    type: 'contract' as const,
-    priority: CONTRACT_PRIORITY,
-    name: hit.name,
+    type,
+    priority,
+    name,
     address_hash: address,
     url: `/address/${address}`,
-    is_smart_contract_verified: true,
-    is_smart_contract_address: true,
+    is_smart_contract_verified: is.verified,
+    is_smart_contract_address: is.contract,
     ens_info: null,
     certified: false,
     reputation: 'ok'
